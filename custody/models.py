@@ -1,0 +1,260 @@
+"""Contracts between the starter, the workflow and the activities.
+
+One input model and one result model per workflow and activity. Everything
+here travels through Temporal history, so it holds references (object keys),
+hashes, counts, codes and times: never document bytes, page images or text.
+Page text lives only in the object store (``PageText`` is written there).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
+
+
+class DocState(StrEnum):
+    ACCEPTED = "accepted"
+    STAGED = "staged"
+    VALIDATED = "validated"
+    RECOGNISED = "recognised"
+    PUBLISHED = "published"
+    REJECTED = "rejected"
+    QUARANTINED = "quarantined"
+
+
+TERMINAL_STATES: frozenset[DocState] = frozenset(
+    {DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED}
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Transition(_Model):
+    state: DocState
+    at: datetime
+
+
+# --- workflow -----------------------------------------------------------------
+
+
+class DocumentInput(_Model):
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    tenant: str | None = None
+    source_id: str | None = None
+    intake_key: str
+    size_bytes: int = Field(ge=0)
+    submitted_at: datetime
+    io_task_queue: str = IO_TASK_QUEUE
+    ocr_task_queue: str = OCR_TASK_QUEUE
+    signer: dict[str, str] = Field(default_factory=dict)
+
+
+class DocumentResult(_Model):
+    sha256: str
+    tenant: str | None
+    state: DocState
+    code: str | None = None
+    attempts: int = 0
+    pages: int = 0
+    mean_confidence: float | None = None
+    record_key: str | None = None
+    text_key: str | None = None
+    workflow_id: str
+    run_id: str
+    transitions: list[Transition] = Field(default_factory=list)
+
+
+class DocumentStatus(_Model):
+    """What the ``status`` query answers: safe for any operator to see."""
+
+    sha256: str
+    tenant: str | None
+    state: DocState
+    code: str | None = None
+    attempts: dict[str, int] = Field(default_factory=dict)
+    pages: int = 0
+    transitions: list[Transition] = Field(default_factory=list)
+
+
+# --- activities ---------------------------------------------------------------
+
+
+class StageInput(_Model):
+    sha256: str
+    tenant: str | None
+    intake_key: str
+
+
+class StageResult(_Model):
+    source_key: str
+    size_bytes: int
+    attempt: int = 1
+
+
+class ValidateInput(_Model):
+    sha256: str
+    tenant: str | None
+    source_key: str
+
+
+class ValidationResult(_Model):
+    media_type: str
+    pages: int
+    policy_version: str
+    attempt: int = 1
+
+
+class OcrInput(_Model):
+    sha256: str
+    tenant: str | None
+    source_key: str
+    media_type: str
+    pages: int
+
+
+class OcrResult(_Model):
+    pages: int
+    page_keys: list[str]
+    page_confidences: list[float]
+    mean_confidence: float
+    chars: int
+    engine: str
+    engine_version: str
+    params: dict[str, str | int | float | bool]
+    model_hashes: dict[str, str] = Field(default_factory=dict)
+    seconds: float
+    attempt: int = 1
+
+
+class CheckInput(_Model):
+    sha256: str
+    tenant: str | None
+    expected_pages: int
+    page_keys: list[str]
+
+
+class CheckResult(_Model):
+    text_sha256: str
+    chars: int
+    mean_confidence: float
+    page_confidences: list[float]
+    band: str
+    attempt: int = 1
+
+
+class PublishInput(_Model):
+    sha256: str
+    tenant: str | None
+    source_id: str | None
+    source_key: str
+    size_bytes: int
+    media_type: str
+    policy_version: str
+    page_keys: list[str]
+    text_sha256: str
+    ocr: OcrResult
+    check: CheckResult
+    transitions: list[Transition]
+    attempts: dict[str, int]
+    workflow_id: str
+    run_id: str
+
+
+class PublishResult(_Model):
+    record_key: str
+    text_key: str
+    created: bool
+    attempt: int = 1
+
+
+class ConcludeInput(_Model):
+    """Record a rejection or quarantine durably, beside the kept source."""
+
+    sha256: str
+    tenant: str | None
+    source_id: str | None
+    state: DocState
+    code: str
+    attempts: dict[str, int]
+    transitions: list[Transition]
+    workflow_id: str
+    run_id: str
+    source_key: str | None = None
+
+
+class ConcludeResult(_Model):
+    outcome_key: str
+    created: bool
+
+
+# --- stored objects (never through history) ------------------------------------
+
+
+class Word(_Model):
+    text: str
+    confidence: float
+    box: list[list[int]]
+
+
+class PageText(_Model):
+    page: int
+    width: int
+    height: int
+    text: str
+    words: list[Word]
+    mean_confidence: float
+    seconds: float
+
+
+class ResultRecord(_Model):
+    """The published fact for one document; created once, never overwritten."""
+
+    schema_version: int = 1
+    sha256: str
+    tenant: str | None
+    source_id: str | None
+    source_key: str
+    size_bytes: int
+    media_type: str
+    policy_version: str
+    pages: int
+    page_confidences: list[float]
+    mean_confidence: float
+    confidence_band: str
+    text_key: str
+    pages_key: str
+    text_sha256: str
+    chars: int
+    engine: str
+    engine_version: str
+    ocr_params: dict[str, str | int | float | bool]
+    model_hashes: dict[str, str]
+    ocr_seconds: float
+    transitions: list[Transition]
+    attempts: dict[str, int]
+    workflow_id: str
+    run_id: str
+    published_at: datetime
+
+
+class OutcomeRecord(_Model):
+    """A rejection or quarantine, kept so nothing is silently dropped."""
+
+    schema_version: int = 1
+    sha256: str
+    tenant: str | None
+    source_id: str | None
+    state: DocState
+    code: str
+    attempts: dict[str, int]
+    transitions: list[Transition]
+    workflow_id: str
+    run_id: str
+    source_key: str | None
+    concluded_at: datetime

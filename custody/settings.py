@@ -1,0 +1,123 @@
+"""One settings class for every process, read from ``CUSTODY_*`` variables.
+
+Built in each ``main()`` and passed down; nothing reads the environment at
+import time. By default every piece of state of the embedded stack lives under
+``CUSTODY_HOME`` (``./.custody``): Temporal's SQLite file, objects, staging,
+logs and keys, so one folder holds it and can be deleted to start clean.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
+
+
+class Limits(BaseSettings):
+    """The intake policy: what a document may be before any OCR is spent."""
+
+    model_config = SettingsConfigDict(env_prefix="CUSTODY_LIMIT_", frozen=True)
+
+    max_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
+    max_pages: int = Field(default=50, gt=0)
+    # Pixels of one page as rasterised for OCR (PDF at ``ocr_dpi``, images as is).
+    max_page_pixels: int = Field(default=40_000_000, gt=0)
+    # Pixels of any one image embedded in a PDF page (decompression bombs).
+    max_image_pixels: int = Field(default=60_000_000, gt=0)
+    # The longest side of a PDF page, in inches; the PDF spec allows 200.
+    max_page_inches: float = Field(default=60.0, gt=0)
+    ocr_dpi: int = Field(default=200, ge=72, le=600)
+    # Decoding untrusted bytes runs in a child process under these bounds.
+    decode_timeout_s: float = Field(default=30.0, gt=0)
+    decode_memory_mb: int = Field(default=2048, gt=64)
+    # Encrypted PDFs are refused even when the user password is empty: the
+    # owner restricted the document, and we OCR exactly what we were given.
+    allow_encrypted_empty_password: bool = False
+
+    def policy_version(self) -> str:
+        """A short, stable fingerprint of the policy, recorded with every result."""
+        blob = json.dumps(self.model_dump(), sort_keys=True).encode()
+        return "limits-v1-" + hashlib.sha256(blob).hexdigest()[:12]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CUSTODY_", frozen=True, extra="ignore")
+
+    env: Literal["development", "production"] = "development"
+    home: Path = Field(default_factory=lambda: Path.cwd() / ".custody")
+
+    # Temporal
+    temporal_address: str = "localhost:7233"
+    temporal_namespace: str = "default"
+    temporal_ui_port: int = 8233
+    io_task_queue: str = IO_TASK_QUEUE
+    ocr_task_queue: str = OCR_TASK_QUEUE
+
+    # Object store
+    store: Literal["local", "s3"] = "local"
+    store_dir: Path | None = None
+    s3_endpoint_url: str | None = None
+    s3_bucket: str = "custody"
+    s3_prefix: str = ""
+    s3_region: str = "us-east-1"
+    s3_access_key_id: SecretStr | None = None
+    s3_secret_access_key: SecretStr | None = None
+
+    # Staging
+    staging_dir: Path | None = None
+    staging_max_age_s: float = Field(default=3600.0, gt=0)
+    sweep_interval_s: float = Field(default=60.0, gt=0)
+
+    # OCR
+    ocr_concurrency: int = Field(default=1, ge=1)
+    torch_threads: int = Field(default=0, ge=0)  # 0: cores / concurrency
+    confidence_floor: float = Field(default=0.30, ge=0, le=1)
+    confidence_review: float = Field(default=0.55, ge=0, le=1)
+
+    # I/O pool
+    io_concurrency: int = Field(default=8, ge=1)
+
+    log_level: str = "INFO"
+    log_format: Literal["auto", "json", "console"] = "auto"
+
+    limits: Limits = Field(default_factory=Limits)
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.store == "s3" and not self.s3_bucket:
+            raise ValueError("CUSTODY_S3_BUCKET is required when CUSTODY_STORE=s3")
+        if self.confidence_floor > self.confidence_review:
+            raise ValueError("CUSTODY_CONFIDENCE_FLOOR must not exceed CUSTODY_CONFIDENCE_REVIEW")
+        return self
+
+    @property
+    def objects_dir(self) -> Path:
+        return self.store_dir or self.home / "objects"
+
+    @property
+    def staging_path(self) -> Path:
+        return self.staging_dir or self.home / "staging"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.home / "run"
+
+    @property
+    def temporal_db(self) -> Path:
+        return self.home / "temporal.db"
+
+    def effective_torch_threads(self) -> int:
+        if self.torch_threads:
+            return self.torch_threads
+        return max(1, (os.cpu_count() or 1) // self.ocr_concurrency)
