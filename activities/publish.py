@@ -1,0 +1,119 @@
+"""Publish and conclude: the one durable fact per document, created never replaced.
+
+``publish`` writes the text and per-page results under keys derived from the
+text's SHA-256, then creates the result record with a conditional create keyed
+by the document's SHA-256. A late retry, a duplicate delivery or a second worker
+finds the record there and returns it; it never writes a second one.
+``conclude`` does the same for a rejection or quarantine, beside the kept source.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import structlog
+from temporalio import activity
+
+from activities.faults import coded, fault_point
+from activities.output import assemble, load_pages, text_sha256
+from custody import ids
+from custody.canonical import canonical_json
+from custody.errors import Code, Quarantined
+from custody.models import (
+    ConcludeInput,
+    ConcludeResult,
+    OutcomeRecord,
+    PublishInput,
+    PublishResult,
+    ResultRecord,
+)
+from custody.stores import ObjectStore
+
+log = structlog.get_logger("custody.activity")
+
+
+class PublishActivities:
+    def __init__(self, store: ObjectStore) -> None:
+        self._store = store
+
+    @activity.defn(name="custody.publish")
+    @coded(Code.STORE_UNAVAILABLE)
+    def publish(self, inp: PublishInput) -> PublishResult:
+        record_key = ids.record_key(inp.sha256, inp.tenant)
+        attempt = activity.info().attempt
+        if self._store.exists(record_key):
+            return self._existing(record_key, attempt)
+        pages = load_pages(self._store, inp.page_keys)
+        text = assemble(pages)
+        if text_sha256(text) != inp.text_sha256:
+            raise Quarantined(Code.HASH_MISMATCH, "OCR output changed after it was checked")
+        text_key = ids.text_key(inp.sha256, inp.tenant, inp.text_sha256)
+        pages_key = ids.pages_key(inp.sha256, inp.tenant, inp.text_sha256)
+        self._store.create(text_key, text.encode("utf-8"))
+        pages_json = json.dumps([p.model_dump(mode="json") for p in pages], ensure_ascii=False)
+        self._store.create(pages_key, pages_json.encode("utf-8"))
+        fault_point("publish.before_record")
+        record = _record(inp, text_key, pages_key, attempt)
+        if not self._store.create(record_key, canonical_json(record)):
+            return self._existing(record_key, attempt)  # lost a race to a twin attempt
+        fault_point("publish.after_record")
+        self._clear_work(inp.sha256, inp.tenant)
+        return PublishResult(
+            record_key=record_key, text_key=text_key, created=True, attempt=attempt
+        )
+
+    @activity.defn(name="custody.conclude")
+    @coded(Code.STORE_UNAVAILABLE)
+    def conclude(self, inp: ConcludeInput) -> ConcludeResult:
+        key = ids.outcome_key(inp.sha256, inp.tenant)
+        record = OutcomeRecord(
+            **inp.model_dump(exclude={"source_key"}),
+            source_key=inp.source_key,
+            concluded_at=datetime.now(UTC),
+        )
+        created = self._store.create(key, canonical_json(record))
+        self._clear_work(inp.sha256, inp.tenant)
+        return ConcludeResult(outcome_key=key, created=created)
+
+    def _existing(self, record_key: str, attempt: int) -> PublishResult:
+        record = ResultRecord.model_validate_json(self._store.get(record_key))
+        log.info("publish_found_existing")
+        return PublishResult(
+            record_key=record_key, text_key=record.text_key, created=False, attempt=attempt
+        )
+
+    def _clear_work(self, sha256: str, tenant: str | None) -> None:
+        # Scratch OCR output is no longer needed once a durable fact exists.
+        for key in list(self._store.list(ids.work_prefix(sha256, tenant))):
+            self._store.delete(key)
+
+
+def _record(inp: PublishInput, text_key: str, pages_key: str, attempt: int) -> ResultRecord:
+    return ResultRecord(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        source_id=inp.source_id,
+        source_key=inp.source_key,
+        size_bytes=inp.size_bytes,
+        media_type=inp.media_type,
+        policy_version=inp.policy_version,
+        pages=len(inp.page_keys),
+        page_confidences=inp.check.page_confidences,
+        mean_confidence=inp.check.mean_confidence,
+        confidence_band=inp.check.band,
+        text_key=text_key,
+        pages_key=pages_key,
+        text_sha256=inp.text_sha256,
+        chars=inp.check.chars,
+        engine=inp.ocr.engine,
+        engine_version=inp.ocr.engine_version,
+        ocr_params=inp.ocr.params,
+        model_hashes=inp.ocr.model_hashes,
+        ocr_seconds=inp.ocr.seconds,
+        transitions=inp.transitions,
+        attempts={**inp.attempts, "publish": attempt},
+        workflow_id=inp.workflow_id,
+        run_id=inp.run_id,
+        published_at=datetime.now(UTC),
+    )
