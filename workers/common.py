@@ -1,0 +1,58 @@
+"""Wiring shared by both workers: settings -> clients -> Worker."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import structlog
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.scratch import StagingArea, Sweeper
+from custody.converter import data_converter
+from custody.settings import Settings
+from workers.interceptors import CanonicalLogInterceptor
+
+log = structlog.get_logger("custody.worker")
+
+
+async def connect(settings: Settings) -> Client:
+    return await Client.connect(
+        settings.temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=data_converter(),
+    )
+
+
+INTERCEPTORS = [CanonicalLogInterceptor()]
+
+
+def start_staging(settings: Settings) -> tuple[StagingArea, Sweeper]:
+    """This process's staging folder, after clearing what dead workers left behind."""
+    area = StagingArea(settings.staging_path)
+    area.prepare()
+    area.sweep(settings.staging_max_age_s)
+    sweeper = Sweeper(area, settings.staging_max_age_s, settings.sweep_interval_s)
+    sweeper.start()
+    return area, sweeper
+
+
+async def run_until_signalled(worker: Worker, on_stop: Callable[[], None] | None = None) -> None:
+    """Run ``worker`` until SIGTERM or SIGINT, then shut it down gracefully."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with worker:
+        log.info("worker_started", task_queue=worker.task_queue)
+        await stop.wait()
+        log.info("worker_stopping", task_queue=worker.task_queue)
+    if on_stop:
+        on_stop()
+
+
+def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(main())

@@ -1,0 +1,61 @@
+"""The I/O worker: the document workflow plus staging, validation, check, publish.
+
+``python -m workers.io``. Runs beside the OCR worker, scaled apart from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.output import OutputActivities
+from activities.publish import PublishActivities
+from activities.scratch import StagingArea
+from activities.staging import StagingActivities
+from activities.validation import ValidationActivities
+from custody.settings import Settings
+from custody.stores import ObjectStore, open_store
+from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
+from workers.logging import configure_logging
+from workflows.document import DocumentWorkflow
+
+
+def io_activities(
+    settings: Settings, store: ObjectStore, area: StagingArea
+) -> list[Callable[..., Any]]:
+    staging = StagingActivities(store, area)
+    validation = ValidationActivities(store, area, settings.limits)
+    output = OutputActivities(store, settings.confidence_floor, settings.confidence_review)
+    publish = PublishActivities(store)
+    return [staging.stage, validation.validate, output.check, publish.publish, publish.conclude]
+
+
+def build_io_worker(
+    client: Client, settings: Settings, store: ObjectStore, area: StagingArea
+) -> Worker:
+    return Worker(
+        client,
+        task_queue=settings.io_task_queue,
+        workflows=[DocumentWorkflow],
+        activities=io_activities(settings, store, area),
+        activity_executor=ThreadPoolExecutor(settings.io_concurrency),
+        max_concurrent_activities=settings.io_concurrency,
+        interceptors=INTERCEPTORS,
+    )
+
+
+async def main() -> None:
+    settings = Settings()
+    configure_logging(settings)
+    store = open_store(settings)
+    area, sweeper = start_staging(settings)
+    client = await connect(settings)
+    await run_until_signalled(build_io_worker(client, settings, store, area), sweeper.stop)
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,0 +1,59 @@
+"""The OCR worker: CPU-bound recognition on its own task queue.
+
+``python -m workers.ocr``. Concurrency is sized to the cores: each slot runs
+one document with ``cores / slots`` torch threads, so two slots on two cores
+never oversubscribe. The model is loaded once per process, before polling
+starts, so the first document does not pay for it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import structlog
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.ocr import OcrActivities
+from activities.ocr_engine import EasyOcrEngine, OcrEngine
+from activities.scratch import StagingArea
+from custody.settings import Settings
+from custody.stores import ObjectStore, open_store
+from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
+from workers.logging import configure_logging
+
+log = structlog.get_logger("custody.worker")
+
+
+def build_ocr_worker(
+    client: Client, settings: Settings, store: ObjectStore, area: StagingArea, engine: OcrEngine
+) -> Worker:
+    ocr = OcrActivities(store, area, engine, settings.limits.ocr_dpi, settings.ocr_page_deadline_s)
+    return Worker(
+        client,
+        task_queue=settings.ocr_task_queue,
+        activities=[ocr.recognise],
+        activity_executor=ThreadPoolExecutor(settings.ocr_concurrency),
+        max_concurrent_activities=settings.ocr_concurrency,
+        interceptors=INTERCEPTORS,
+    )
+
+
+async def main() -> None:
+    # torch's notices about CPU-only pinning and quantisation, once per box: noise.
+    warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module="torch")
+    settings = Settings()
+    configure_logging(settings)
+    store = open_store(settings)
+    area, sweeper = start_staging(settings)
+    engine = EasyOcrEngine(torch_threads=settings.effective_torch_threads())
+    engine.reader()  # load the model now: fail fast, and the first page does not pay
+    log.info("ocr_engine_ready", engine=engine.name, version=engine.version)
+    client = await connect(settings)
+    await run_until_signalled(build_ocr_worker(client, settings, store, area, engine), sweeper.stop)
+
+
+if __name__ == "__main__":
+    run(main)

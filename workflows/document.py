@@ -1,0 +1,287 @@
+"""One workflow per document, its ID derived from the SHA-256 of its bytes.
+
+accepted -> staged -> validated -> recognised -> published
+                 \\-> rejected (a rule broken; no OCR spent)
+                 \\-> quarantined (hash mismatch, low confidence, attempts exhausted)
+
+Deterministic code only: no disk, clock or network. History carries object
+keys, hashes, counts and codes, never document bytes or text.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy, SearchAttributeKey
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState, TimeoutError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.ocr import OcrActivities
+    from activities.output import OutputActivities
+    from activities.publish import PublishActivities
+    from activities.staging import StagingActivities
+    from activities.validation import ValidationActivities
+    from custody.errors import REJECT_CODES, Code
+    from custody.models import (
+        CheckInput,
+        ConcludeInput,
+        DocState,
+        DocumentInput,
+        DocumentResult,
+        DocumentStatus,
+        OcrInput,
+        PublishInput,
+        StageInput,
+        Transition,
+        ValidateInput,
+    )
+    from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME
+    from workflows import retries as r
+
+STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
+REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
+
+
+class StepFailed(Exception):
+    """An activity failed for good; carries the outcome the workflow records."""
+
+    def __init__(self, step: str, state: DocState, code: str, attempts: int) -> None:
+        super().__init__(code)
+        self.step, self.state, self.code, self.attempts = step, state, code, attempts
+
+
+@workflow.defn(name=WORKFLOW_NAME)
+class DocumentWorkflow:
+    def __init__(self) -> None:
+        self._inp: DocumentInput | None = None
+        self._state = DocState.ACCEPTED
+        self._code: str | None = None
+        self._pages = 0
+        self._transitions: list[Transition] = []
+        self._attempts: dict[str, int] = {}
+
+    @workflow.run
+    async def run(self, inp: DocumentInput) -> DocumentResult:
+        self._inp = inp
+        self._enter(DocState.ACCEPTED)
+        source_key: str | None = None
+        try:
+            staged = await self._step(
+                "stage",
+                StagingActivities.stage,
+                StageInput(sha256=inp.sha256, tenant=inp.tenant, intake_key=inp.intake_key),
+                r.STAGE_TIMEOUT,
+                r.IO_RETRY,
+            )
+            source_key = staged.source_key
+            self._enter(DocState.STAGED)
+            return await self._after_staging(inp, source_key, staged.size_bytes)
+        except StepFailed as failed:
+            return await self._conclude(inp, failed, source_key or inp.intake_key)
+
+    async def _after_staging(
+        self, inp: DocumentInput, source_key: str, size_bytes: int
+    ) -> DocumentResult:
+        valid = await self._step(
+            "validate",
+            ValidationActivities.validate,
+            ValidateInput(sha256=inp.sha256, tenant=inp.tenant, source_key=source_key),
+            r.VALIDATE_TIMEOUT,
+            r.IO_RETRY,
+        )
+        self._pages = valid.pages
+        self._enter(DocState.VALIDATED)
+        ocr = await self._step(
+            "ocr",
+            OcrActivities.recognise,
+            OcrInput(
+                sha256=inp.sha256,
+                tenant=inp.tenant,
+                source_key=source_key,
+                media_type=valid.media_type,
+                pages=valid.pages,
+            ),
+            r.OCR_TIMEOUT,
+            r.OCR_RETRY,
+            task_queue=inp.ocr_task_queue,
+            heartbeat_timeout=r.OCR_HEARTBEAT,
+        )
+        self._enter(DocState.RECOGNISED)
+        check = await self._step(
+            "check",
+            OutputActivities.check,
+            CheckInput(
+                sha256=inp.sha256,
+                tenant=inp.tenant,
+                expected_pages=valid.pages,
+                page_keys=ocr.page_keys,
+            ),
+            r.CHECK_TIMEOUT,
+            r.IO_RETRY,
+        )
+        info = workflow.info()
+        published = await self._step(
+            "publish",
+            PublishActivities.publish,
+            PublishInput(
+                sha256=inp.sha256,
+                tenant=inp.tenant,
+                source_id=inp.source_id,
+                source_key=source_key,
+                size_bytes=size_bytes,
+                media_type=valid.media_type,
+                policy_version=valid.policy_version,
+                page_keys=ocr.page_keys,
+                text_sha256=check.text_sha256,
+                ocr=ocr,
+                check=check,
+                # The record states its own publication; the rest is history.
+                transitions=[*self._transitions, self._transition(DocState.PUBLISHED)],
+                attempts=dict(self._attempts),
+                workflow_id=info.workflow_id,
+                run_id=info.run_id,
+            ),
+            r.PUBLISH_TIMEOUT,
+            r.PUBLISH_RETRY,
+        )
+        self._enter(DocState.PUBLISHED)
+        return self._result(
+            record_key=published.record_key,
+            text_key=published.text_key,
+            mean_confidence=check.mean_confidence,
+        )
+
+    async def _step(
+        self,
+        name: str,
+        method: Any,
+        arg: Any,
+        timeout: timedelta,
+        retry: RetryPolicy,
+        *,
+        task_queue: str | None = None,
+        heartbeat_timeout: timedelta | None = None,
+    ) -> Any:
+        """Run one activity; classify a final failure into reject or quarantine."""
+        try:
+            result = await workflow.execute_activity_method(
+                method,
+                arg,
+                task_queue=task_queue or self._input.io_task_queue,
+                start_to_close_timeout=timeout,
+                heartbeat_timeout=heartbeat_timeout,
+                retry_policy=retry,
+            )
+        except ActivityError as err:
+            raise _classify(name, err, retry) from err
+        self._attempts[name] = result.attempt
+        return result
+
+    async def _conclude(
+        self, inp: DocumentInput, failed: StepFailed, kept_key: str
+    ) -> DocumentResult:
+        self._code = failed.code
+        self._attempts[failed.step] = failed.attempts
+        self._enter(failed.state)
+        info = workflow.info()
+        concluded = await workflow.execute_activity_method(
+            PublishActivities.conclude,
+            ConcludeInput(
+                sha256=inp.sha256,
+                tenant=inp.tenant,
+                source_id=inp.source_id,
+                state=failed.state,
+                code=failed.code,
+                attempts=dict(self._attempts),
+                transitions=list(self._transitions),
+                workflow_id=info.workflow_id,
+                run_id=info.run_id,
+                source_key=kept_key,
+            ),
+            task_queue=inp.io_task_queue,
+            start_to_close_timeout=r.CONCLUDE_TIMEOUT,
+            retry_policy=r.CONCLUDE_RETRY,
+        )
+        return self._result(record_key=concluded.outcome_key)
+
+    @property
+    def _input(self) -> DocumentInput:
+        if self._inp is None:  # only reachable if run() was bypassed
+            raise ApplicationError("workflow input missing", type=Code.INTERNAL.value)
+        return self._inp
+
+    def _transition(self, state: DocState) -> Transition:
+        return Transition(state=state, at=workflow.now())
+
+    def _enter(self, state: DocState) -> None:
+        self._state = state
+        self._transitions.append(self._transition(state))
+        workflow.upsert_search_attributes(
+            [STATE_KEY.value_set(state.value), REASON_KEY.value_set(self._code or "")]
+        )
+        # Shown in the UI beside the run: hashes, codes and counts only.
+        detail = f"state={state.value} pages={self._pages}"
+        workflow.set_current_details(detail + (f" code={self._code}" if self._code else ""))
+
+    def _result(
+        self,
+        *,
+        record_key: str | None = None,
+        text_key: str | None = None,
+        mean_confidence: float | None = None,
+    ) -> DocumentResult:
+        info = workflow.info()
+        return DocumentResult(
+            sha256=self._input.sha256,
+            tenant=self._input.tenant,
+            state=self._state,
+            code=self._code,
+            attempts=dict(self._attempts),
+            pages=self._pages,
+            mean_confidence=mean_confidence,
+            record_key=record_key,
+            text_key=text_key,
+            workflow_id=info.workflow_id,
+            run_id=info.run_id,
+            transitions=list(self._transitions),
+        )
+
+    @workflow.query
+    def status(self) -> DocumentStatus:
+        return DocumentStatus(
+            sha256=self._inp.sha256 if self._inp else "",
+            tenant=self._inp.tenant if self._inp else None,
+            state=self._state,
+            code=self._code,
+            attempts=dict(self._attempts),
+            pages=self._pages,
+            transitions=list(self._transitions),
+        )
+
+
+def _classify(step: str, err: ActivityError, retry: RetryPolicy) -> StepFailed:
+    """Map an activity's final failure to the outcome and the code it keeps."""
+    cause = err.cause
+    attempts = _attempts(err, retry)
+    if isinstance(cause, ApplicationError) and cause.type:
+        code = cause.type if cause.type in Code.__members__ else Code.INTERNAL.value
+        if code in REJECT_CODES:
+            return StepFailed(step, DocState.REJECTED, code, attempts)
+        return StepFailed(step, DocState.QUARANTINED, code, attempts)
+    if isinstance(cause, TimeoutError):
+        code = Code.OCR_TIMEOUT if step == "ocr" else Code.IO_TIMEOUT
+        return StepFailed(step, DocState.QUARANTINED, code.value, attempts)
+    return StepFailed(step, DocState.QUARANTINED, Code.INTERNAL.value, attempts)
+
+
+def _attempts(err: ActivityError, retry: RetryPolicy) -> int:
+    cause = err.cause
+    if isinstance(cause, ApplicationError) and cause.details:
+        detail = cause.details[0]
+        if isinstance(detail, dict) and isinstance(detail.get("attempt"), int):
+            return int(detail["attempt"])
+    if err.retry_state == RetryState.MAXIMUM_ATTEMPTS_REACHED:
+        return retry.maximum_attempts
+    return 1

@@ -1,0 +1,62 @@
+"""The whole retry and timeout story of a document, on one screen.
+
+Transient faults (the store timing out, a worker lost, OCR crashing) are
+retried with exponential backoff; the server adds no jitter, so the intervals
+are kept coarse and the attempts capped. Codes that cannot improve on a retry
+(rejections, HASH_MISMATCH, LOW_CONFIDENCE ...) are non-retryable: they fail the
+activity at once. When attempts run out the workflow quarantines the document
+with the last error code and the attempt count.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+
+from custody.errors import NON_RETRYABLE_CODES
+
+_NEVER_RETRY = sorted(NON_RETRYABLE_CODES)
+
+#: stage, validate, check: cheap and local; a few quick retries ride out a blip.
+IO_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=5,
+    non_retryable_error_types=_NEVER_RETRY,
+)
+
+#: OCR is expensive: three attempts, then quarantine (``attempt=3 code=OCR_TIMEOUT``).
+OCR_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=60),
+    maximum_attempts=3,
+    non_retryable_error_types=_NEVER_RETRY,
+)
+
+#: Publishing follows paid-for OCR, so it outlasts a longer storage outage
+#: (about 15 minutes of backoff) before the document is quarantined.
+PUBLISH_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=2),
+    maximum_attempts=12,
+    non_retryable_error_types=_NEVER_RETRY,
+)
+
+#: Recording a rejection or quarantine must not be lost either.
+CONCLUDE_RETRY = PUBLISH_RETRY
+
+STAGE_TIMEOUT = timedelta(minutes=2)
+VALIDATE_TIMEOUT = timedelta(minutes=2)  # the decoder child has its own 30 s bound
+CHECK_TIMEOUT = timedelta(minutes=1)
+PUBLISH_TIMEOUT = timedelta(minutes=2)
+CONCLUDE_TIMEOUT = timedelta(minutes=1)
+#: A whole document's OCR; pages heartbeat, so a lost worker shows in
+#: ``OCR_HEARTBEAT`` rather than here.
+OCR_TIMEOUT = timedelta(minutes=30)
+#: A page (detection + recognition) must finish within this, or the attempt is
+#: abandoned and retried from the last finished page.
+OCR_HEARTBEAT = timedelta(seconds=45)
