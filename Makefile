@@ -1,0 +1,46 @@
+# The two commands a fresh machine needs: `make run` and `make test`.
+# Each creates the virtual environment first if it is missing or stale.
+
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXAMPLES := examples/generated/referral.png examples/generated/discharge.pdf examples/generated/fax.tif
+FILES ?= $(EXAMPLES)
+PYTEST_ARGS ?=
+
+.PHONY: run test stop venv examples lint typecheck clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+$(EXAMPLES) &: | $(STAMP)
+	$(BIN)/python examples/make_examples.py
+
+examples: $(EXAMPLES)
+
+# Start the embedded stack in the background, submit the examples (or FILES),
+# wait for them and print one row each. The stack stays up: `make stop`.
+run: $(STAMP) $(EXAMPLES)
+	$(BIN)/custody up --detach
+	$(BIN)/custody submit $(FILES) --wait
+
+stop: $(STAMP)
+	$(BIN)/custody down
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) .custody examples/generated
