@@ -60,7 +60,8 @@ class DocumentResult(_Model):
     tenant: str | None
     state: DocState
     code: str | None = None
-    attempts: int = 0
+    #: Attempts per step (stage, validate, ocr, check, publish), as recorded.
+    attempts: dict[str, int] = Field(default_factory=dict)
     pages: int = 0
     mean_confidence: float | None = None
     record_key: str | None = None

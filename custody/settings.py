@@ -77,6 +77,9 @@ class Settings(BaseSettings):
 
     # OCR
     ocr_concurrency: int = Field(default=1, ge=1)
+    # A page still running after this stops heartbeating, so its attempt is
+    # abandoned and retried (a hung page), while slow pages under load are not.
+    ocr_page_deadline_s: float = Field(default=180.0, gt=0)
     torch_threads: int = Field(default=0, ge=0)  # 0: cores / concurrency
     confidence_floor: float = Field(default=0.30, ge=0, le=1)
     confidence_review: float = Field(default=0.55, ge=0, le=1)

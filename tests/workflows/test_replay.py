@@ -1,0 +1,75 @@
+"""Determinism: the workflow replays histories saved from real runs.
+
+``histories/`` holds histories recorded by this module from real runs on the
+dev server (published, rejected, quarantined). A change to the workflow that
+would break running documents fails here. To record them again after an
+intended, versioned change: ``CUSTODY_RECORD_HISTORIES=1 make test
+PYTEST_ARGS=tests/workflows/test_replay.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from temporalio.client import Client, WorkflowHistory
+from temporalio.worker import Replayer
+
+from activities.ocr_engine import OcrEngine
+from custody.converter import data_converter
+from custody.models import DocState
+from starter.api import submit, wait
+from tests.helpers import FailingEngine, make_settings, running_pipeline
+from workflows.document import DocumentWorkflow
+
+HISTORIES = Path(__file__).parent / "histories"
+RECORD = os.environ.get("CUSTODY_RECORD_HISTORIES") == "1"
+
+
+def _replayer() -> Replayer:
+    return Replayer(workflows=[DocumentWorkflow], data_converter=data_converter())
+
+
+async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
+    """Every saved history (one per terminal state) replays on the current code."""
+    files = sorted(HISTORIES.glob("*.json"))
+    assert {f.stem for f in files} >= {"published", "rejected", "quarantined"}
+    for path in files:
+        history = WorkflowHistory.from_json(path.stem, path.read_text())
+        result = await _replayer().replay_workflow(history)
+        assert result.replay_failure is None, f"{path.name}: {result.replay_failure}"
+
+
+async def test_replay_fresh_histories_of_every_terminal_state(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path: Path,
+    corpus: Path,
+    ocr_engine: OcrEngine,
+    tenant: str,
+) -> None:
+    """Histories of runs made now replay too; with CUSTODY_RECORD_HISTORIES=1 they are saved."""
+    scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
+    cases = {
+        "published": (ocr_engine, scan, DocState.PUBLISHED),
+        "rejected": (
+            ocr_engine,
+            (corpus / "bad_inputs" / "zip_renamed.pdf").read_bytes(),
+            DocState.REJECTED,
+        ),
+        "quarantined": (FailingEngine(ocr_engine), scan + b"\n", DocState.QUARANTINED),
+    }
+    for name, (engine, data, expected) in cases.items():
+        settings = make_settings(tmp_path / name, temporal_address)
+        async with running_pipeline(temporal_client, settings, engine) as custody:
+            sub = await submit(custody, data, tenant=tenant)
+            res = await wait(custody, sub.sha256, tenant=tenant)
+            assert res.state is expected
+            history = await temporal_client.get_workflow_handle(sub.workflow_id).fetch_history()
+        replayed = await _replayer().replay_workflow(history)
+        assert replayed.replay_failure is None
+        if RECORD:
+            HISTORIES.mkdir(exist_ok=True)
+            data_json = json.dumps(history.to_json_dict(), indent=1)
+            (HISTORIES / f"{name}.json").write_text(data_json)
