@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import os
 import sys
 from collections.abc import Callable, Coroutine
@@ -22,6 +23,13 @@ from starter.stack import Stack
 
 EXIT_NOT_FOUND = 5
 EXIT_UNREACHABLE = 6
+
+#: Command groups that live in their own modules. Each module defines
+#: ``register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)``
+#: and sets ``handler=fn(args, settings) -> int`` on the parsers it adds.
+COMMAND_MODULES: tuple[str, ...] = ("starter.bench",)
+
+Handler = Callable[[argparse.Namespace, Settings], int]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,22 +53,25 @@ def _parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("ls", parents=[common], help="documents known, newest first")
     ls.add_argument("--state", default=None)
     ls.add_argument("--limit", type=int, default=100)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub, common)
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     settings = Settings()
-    handlers: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
+    handlers: dict[str, Handler] = {
         "up": _up,
         "down": _down,
-        "submit": _async(commands.submit),
-        "status": _async(commands.status),
-        "result": _async(commands.result),
-        "ls": _async(commands.ls),
+        "submit": with_client(commands.submit),
+        "status": with_client(commands.status),
+        "result": with_client(commands.result),
+        "ls": with_client(commands.ls),
     }
+    handler: Handler = getattr(args, "handler", None) or handlers[args.command]
     try:
-        code = handlers[args.command](args, settings)
+        code = handler(args, settings)
     except NotFound as err:
         commands.error(args, "NOT_FOUND", f"no document {err}")
         code = EXIT_NOT_FOUND
@@ -86,9 +97,11 @@ def _exit(code: int) -> None:
     os._exit(code)
 
 
-def _async(
+def with_client(
     fn: Callable[[argparse.Namespace, CustodyClient], Coroutine[Any, Any, int]],
-) -> Callable[[argparse.Namespace, Settings], int]:
+) -> Handler:
+    """Adapt ``async fn(args, client)`` to a handler that connects first."""
+
     def run(args: argparse.Namespace, settings: Settings) -> int:
         async def go() -> int:
             try:
