@@ -1,14 +1,27 @@
 """The one data converter every client and worker uses.
 
-Pydantic models in, JSON payloads out. Kept in one place so that the payload
-codec (encryption) can be added for every process at once.
+Pydantic models in, JSON payloads out; with a keyring, every payload is
+encrypted (custody.codec) and failures carry their message and stack trace as
+an encoded payload too, since an exception message is the usual way text leaks.
+Without a keyring (tests, development without keys) payloads stay plain JSON.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.converter import DataConverter
+from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes
+
+from custody.codec import EncryptionCodec
+from custody.keys import Keyring
 
 
-def data_converter() -> DataConverter:
-    return pydantic_data_converter
+def data_converter(keyring: Keyring | None = None) -> DataConverter:
+    if keyring is None:
+        return pydantic_data_converter
+    return dataclasses.replace(
+        pydantic_data_converter,
+        payload_codec=EncryptionCodec(keyring),
+        failure_converter_class=DefaultFailureConverterWithEncodedAttributes,
+    )

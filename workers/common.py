@@ -13,6 +13,7 @@ from temporalio.worker import Worker
 
 from activities.scratch import StagingArea, Sweeper
 from custody.converter import data_converter
+from custody.keys import load_keyring
 from custody.settings import Settings
 from workers.interceptors import CanonicalLogInterceptor
 
@@ -23,7 +24,7 @@ async def connect(settings: Settings) -> Client:
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=data_converter(),
+        data_converter=data_converter(load_keyring(settings)),
     )
 
 

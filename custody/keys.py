@@ -1,0 +1,256 @@
+"""The keyring: payload keys for Temporal and key-encryption keys for objects.
+
+Keys live outside the repository and the object store: files in a 0700 folder
+(``CUSTODY_KEYS_DIR``, default ``CUSTODY_HOME/keys``) or one JSON secret
+(``CUSTODY_KEYS_JSON``) that wins over the folder. In the folder:
+
+    payload-<kid>.key     AES-256 payload key, base64; the greatest kid is newest
+    kek-<scope>.key       a tenant's key-encryption key (scope ``_``: no tenant)
+    kek-<scope>.shredded  tombstone: that tenant's key was destroyed on purpose
+    codec-token           bearer token of the Web UI's codec server
+    DEVELOPMENT           marker: generated for a laptop, refused in production
+
+The JSON secret has the shape ``{"payload": {kid: b64}, "kek": {scope: b64},
+"codec_token": str}``; it cannot grow, so each tenant's KEK must be listed.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from custody.errors import ConfigurationError
+from custody.settings import Settings
+from custody.stores.base import StoreError
+
+KEY_BYTES = 32
+REFRESH_S = 60.0
+_SCOPE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
+_DEV_MARK = "DEVELOPMENT"
+_TOKEN = "codec-token"
+
+
+class TenantShredded(StoreError):
+    """The tenant's key-encryption key was destroyed: its objects are unreadable for good."""
+
+    code = "TENANT_SHREDDED"
+
+
+def keys_dir(settings: Settings) -> Path:
+    return settings.keys_dir or settings.home / "keys"
+
+
+def new_kid() -> str:
+    """Sortable by creation time, so the greatest ID is the newest key."""
+    return f"k{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{secrets.token_hex(3)}"
+
+
+@dataclass
+class Keyring:
+    # repr=False: a keyring in a log line or a traceback shows no key material.
+    payload: dict[str, bytes] = field(repr=False)
+    keks: dict[str, bytes] = field(default_factory=dict, repr=False)
+    directory: Path | None = None  # None: the keys came from an environment secret
+    development: bool = False
+    codec_token: str | None = field(default=None, repr=False)
+    _loaded: float = field(default_factory=time.monotonic, repr=False)
+
+    def current(self) -> tuple[str, bytes]:
+        """The newest payload key, used for every new payload.
+
+        With key files, a running worker looks again every ``REFRESH_S``, so a
+        ``custody keys rotate`` takes effect without a restart.
+        """
+        if self.directory is not None and time.monotonic() - self._loaded > REFRESH_S:
+            self._reload(self.directory)
+        kid = max(self.payload)
+        return kid, self.payload[kid]
+
+    def payload_key(self, kid: str) -> bytes:
+        # Another process may have rotated since we loaded: look again once.
+        if kid not in self.payload and self.directory is not None:
+            self._reload(self.directory)
+        if kid not in self.payload:
+            raise ConfigurationError(detail=f"payload key {kid} is not in the keyring")
+        return self.payload[kid]
+
+    def _reload(self, directory: Path) -> None:
+        # A new dict swapped in whole: threads reading the old one never see it change.
+        self.payload = {**self.payload, **_read_payload_keys(directory)}
+        self._loaded = time.monotonic()
+
+    def kek(self, scope: str, *, create: bool = False) -> bytes:
+        """The scope's key-encryption key; created on first write when keys are files."""
+        _check_scope(scope)
+        if self.directory is None:
+            if scope not in self.keks:
+                raise ConfigurationError(detail=f"no key-encryption key for tenant {scope}")
+            return self.keks[scope]
+        # Read each time (no cache): a shred by another process takes effect at once.
+        if (self.directory / f"kek-{scope}.shredded").exists():
+            raise TenantShredded(f"TENANT_SHREDDED: tenant {scope} was crypto-shredded")
+        path = self.directory / f"kek-{scope}.key"
+        if not path.exists():
+            if not create:
+                raise ConfigurationError(detail=f"no key-encryption key for tenant {scope}")
+            # Two writers racing: the link decides, the loser reads the winner's key.
+            with contextlib.suppress(FileExistsError):
+                _write_secret(path, base64.b64encode(secrets.token_bytes(KEY_BYTES)) + b"\n")
+        return _b64key(path.read_bytes())
+
+    def scopes(self) -> dict[str, str]:
+        """Each known scope and whether its KEK is ``active`` or ``shredded``."""
+        if self.directory is None:
+            return dict.fromkeys(sorted(self.keks), "active")
+        found: dict[str, str] = {}
+        for path in sorted(self.directory.glob("kek-*")):
+            scope, _, kind = path.name[4:].rpartition(".")
+            found[scope] = "shredded" if kind == "shredded" else found.get(scope, "active")
+        return found
+
+
+def load_keyring(settings: Settings) -> Keyring | None:
+    """The configured keyring; None when there is none and this is not production."""
+    if settings.keys_json is not None:
+        ring: Keyring | None = _from_json(settings.keys_json.get_secret_value())
+    else:
+        ring = _from_dir(keys_dir(settings))
+    if ring is None and settings.env == "production":
+        raise ConfigurationError(
+            detail="no keys: set CUSTODY_KEYS_DIR or CUSTODY_KEYS_JSON (custody keys init)"
+        )
+    if ring is not None and ring.development and settings.env == "production":
+        raise ConfigurationError(detail="development keys are refused when CUSTODY_ENV=production")
+    return ring
+
+
+def require_keyring(settings: Settings) -> Keyring:
+    ring = load_keyring(settings)
+    if ring is None:
+        raise ConfigurationError(detail="no keys configured; run custody keys init")
+    return ring
+
+
+def ensure_dev_keyring(settings: Settings) -> Keyring:
+    """The configured keyring, or a new development set (never in production)."""
+    ring = load_keyring(settings)
+    return ring if ring is not None else init_keyring(keys_dir(settings), development=True)
+
+
+def init_keyring(directory: Path, *, development: bool) -> Keyring:
+    """A new key set in ``directory``: one payload key, the no-tenant KEK, a codec token."""
+    _private_dir(directory)
+    if _read_payload_keys(directory):
+        raise ConfigurationError(detail=f"{directory} already holds keys; use custody keys rotate")
+    if development:
+        _write_secret(directory / _DEV_MARK, b"development keys: never use in production\n")
+    _write_secret(directory / _TOKEN, secrets.token_urlsafe(32).encode() + b"\n")
+    rotate(directory)
+    ring = require_dir_keyring(directory)
+    ring.kek("_", create=True)
+    return ring
+
+
+def require_dir_keyring(directory: Path) -> Keyring:
+    ring = _from_dir(directory)
+    if ring is None:
+        raise ConfigurationError(detail=f"no keys in {directory}; run custody keys init")
+    return ring
+
+
+def rotate(directory: Path) -> str:
+    """Add a new payload key; new payloads use it, older ones still decrypt."""
+    kid = new_kid()
+    key = base64.b64encode(secrets.token_bytes(KEY_BYTES)) + b"\n"
+    _write_secret(directory / f"payload-{kid}.key", key)
+    return kid
+
+
+def shred(directory: Path, scope: str) -> None:
+    """Destroy a tenant's KEK; the tombstone comes first so nothing recreates it."""
+    _check_scope(scope)
+    stone = directory / f"kek-{scope}.shredded"
+    with contextlib.suppress(FileExistsError):
+        _write_secret(stone, json.dumps({"shredded_at": datetime.now(UTC).isoformat()}).encode())
+    path = directory / f"kek-{scope}.key"
+    with contextlib.suppress(FileNotFoundError), path.open("r+b") as f:
+        # Overwrite before unlinking, so the bytes are not left in a free block.
+        f.write(b"\0" * len(f.read()))
+        f.flush()
+        os.fsync(f.fileno())
+    path.unlink(missing_ok=True)
+
+
+def _from_dir(directory: Path) -> Keyring | None:
+    payload = _read_payload_keys(directory)
+    if not payload:
+        return None
+    if directory.stat().st_mode & 0o077:
+        raise ConfigurationError(detail=f"{directory} must be mode 0700 (it holds keys)")
+    token = directory / _TOKEN
+    return Keyring(
+        payload=payload,
+        directory=directory,
+        development=(directory / _DEV_MARK).exists(),
+        codec_token=token.read_text().strip() if token.exists() else None,
+    )
+
+
+def _from_json(blob: str) -> Keyring:
+    try:
+        data = json.loads(blob)
+        payload = {str(k): _b64key(v.encode()) for k, v in data["payload"].items()}
+        keks = {str(k): _b64key(v.encode()) for k, v in data.get("kek", {}).items()}
+    except (ValueError, KeyError, AttributeError, TypeError):
+        # Never echo the secret: say only what shape was expected.
+        raise ConfigurationError(detail="CUSTODY_KEYS_JSON is not a valid key set") from None
+    if not payload:
+        raise ConfigurationError(detail="CUSTODY_KEYS_JSON holds no payload key")
+    token = data.get("codec_token")
+    return Keyring(payload, keks, None, bool(data.get("development")), token)
+
+
+def _read_payload_keys(directory: Path) -> dict[str, bytes]:
+    if not directory.is_dir():
+        return {}
+    paths = directory.glob("payload-*.key")
+    return {p.name[len("payload-") : -len(".key")]: _b64key(p.read_bytes()) for p in paths}
+
+
+def _b64key(raw: bytes) -> bytes:
+    key = base64.b64decode(raw.strip(), validate=True)
+    if len(key) != KEY_BYTES:
+        raise ConfigurationError(detail="a key is not 32 bytes (AES-256)")
+    return key
+
+
+def _check_scope(scope: str) -> None:
+    if not _SCOPE.match(scope):
+        raise ConfigurationError(detail="tenant scope must match [A-Za-z0-9_-]{1,63}")
+
+
+def _private_dir(directory: Path) -> None:
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(directory, 0o700)  # mkdir's mode is filtered by the umask
+
+
+def _write_secret(path: Path, data: bytes) -> None:
+    """Mode 0600, complete before it has a name (link), never overwriting: FileExistsError."""
+    tmp = path.with_name(f".tmp-{secrets.token_hex(8)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

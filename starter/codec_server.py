@@ -1,0 +1,133 @@
+"""``custody codec-server``: the Temporal Web UI's remote codec endpoint.
+
+The UI (and ``temporal --codec-endpoint``) POSTs ``{"payloads": [...]}`` (the
+protobuf JSON of ``Payloads``) to ``.../decode`` or ``.../encode``; only the
+last path segment matters, per the codec server protocol. Every request needs
+the bearer token (``Authorization: Bearer``, for the CLI and scripts) or the
+cookie set by ``/login`` (for a browser, where the UI cannot add a header);
+CORS admits only the UI's own origin. See docs/phi.md for the browser steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+from typing import Any
+from urllib.parse import parse_qs
+
+import uvicorn
+from google.protobuf import json_format
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+from temporalio.api.common.v1 import Payloads
+
+from custody.codec import EncryptionCodec
+from custody.errors import ConfigurationError
+from custody.keys import Keyring, require_keyring
+from custody.settings import Settings
+
+COOKIE = "custody_codec"
+_LOGIN_FORM = """<!doctype html><title>Custody codec server</title>
+<form method="post" action="/login"><label>Codec token
+<input name="token" type="password" autocomplete="off"></label>
+<button>Sign in</button></form>"""
+
+
+def codec_port(settings: Settings) -> int:
+    return settings.codec_port or settings.temporal_ui_port + 1
+
+
+def codec_endpoint(settings: Settings) -> str:
+    return f"http://localhost:{codec_port(settings)}"
+
+
+def ui_origins(settings: Settings) -> list[str]:
+    port = settings.temporal_ui_port
+    return [f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
+
+
+def codec_token(settings: Settings, keyring: Keyring) -> str:
+    if settings.codec_token is not None:
+        return settings.codec_token.get_secret_value()
+    if keyring.codec_token:
+        return keyring.codec_token
+    raise ConfigurationError(detail="no codec token: set CUSTODY_CODEC_TOKEN")
+
+
+def create_app(keyring: Keyring, token: str, origins: list[str]) -> Starlette:
+    codec = EncryptionCodec(keyring)
+
+    def authorised(request: Request) -> bool:
+        header = request.headers.get("authorization", "")
+        given = header[7:] if header.lower().startswith("bearer ") else ""
+        given = given or request.cookies.get(COOKIE, "")
+        return hmac.compare_digest(given.encode(), token.encode())
+
+    async def transcode(request: Request) -> Response:
+        if not authorised(request):
+            return JSONResponse({"error": "UNAUTHORIZED"}, status_code=401)
+        action = request.url.path.rstrip("/").rpartition("/")[2]
+        if action not in ("encode", "decode"):
+            return JSONResponse({"error": "NOT_FOUND"}, status_code=404)
+        try:
+            payloads = json_format.Parse(await request.body(), Payloads())
+        except json_format.ParseError:
+            return JSONResponse({"error": "BAD_REQUEST"}, status_code=400)
+        run = codec.encode if action == "encode" else codec.decode
+        result = Payloads(payloads=await run(payloads.payloads))
+        return Response(json_format.MessageToJson(result), media_type="application/json")
+
+    async def login(request: Request) -> Response:
+        if request.method == "GET":
+            return HTMLResponse(_LOGIN_FORM)
+        given = parse_qs((await request.body()).decode()).get("token", [""])[0]
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            return HTMLResponse("wrong token", status_code=401)
+        done = RedirectResponse("/login/ok", status_code=303)
+        # Strict: the UI on localhost:<ui port> is the same site, any other site is not.
+        done.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return done
+
+    async def login_ok(request: Request) -> Response:
+        return HTMLResponse("Signed in: the Temporal UI can now decode payloads.")
+
+    cors = Middleware(
+        CORSMiddleware,
+        allow_origins=origins,
+        allow_methods=["POST"],
+        allow_headers=["authorization", "content-type", "x-namespace"],
+        allow_credentials=True,
+    )
+    routes = [
+        Route("/login", login, methods=["GET", "POST"]),
+        Route("/login/ok", login_ok),
+        Route("/{path:path}", transcode, methods=["POST"]),
+    ]
+    return Starlette(routes=routes, middleware=[cors])
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("codec-server", parents=[common], help="remote codec for the Web UI")
+    p.add_argument("--port", type=int, default=None, help="default: the UI port + 1")
+    p.set_defaults(handler=serve)
+
+
+def serve(args: argparse.Namespace, settings: Settings) -> int:
+    keyring = require_keyring(settings)
+    app = create_app(keyring, codec_token(settings, keyring), ui_origins(settings))
+    port = getattr(args, "port", None) or codec_port(settings)
+    # Loopback only: the browser and the UI are on this machine.
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    return 0
+
+
+def main() -> None:
+    serve(argparse.Namespace(), Settings())
+
+
+if __name__ == "__main__":
+    main()
