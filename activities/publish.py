@@ -5,37 +5,48 @@ text's SHA-256, then creates the result record with a conditional create keyed
 by the document's SHA-256. A late retry, a duplicate delivery or a second worker
 finds the record there and returns it; it never writes a second one.
 ``conclude`` does the same for a rejection or quarantine, beside the kept source.
+
+The record is signed (Ed25519, key ID inside) over its canonical JSON, and its
+publication is appended to the audit ledger, followed by a signed checkpoint
+of the ledger's head.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime
 
 import structlog
 from temporalio import activity
 
+from activities.audit import record
 from activities.faults import coded, fault_point
 from activities.output import assemble, load_pages, text_sha256
 from custody import ids
 from custody.canonical import canonical_json
 from custody.errors import Code, Quarantined
+from custody.ledger import Ledger
 from custody.models import (
     ConcludeInput,
     ConcludeResult,
     OutcomeRecord,
     PublishInput,
     PublishResult,
+    RecordSignature,
     ResultRecord,
+    SignedRecord,
 )
+from custody.signing import Signer
 from custody.stores import ObjectStore
 
 log = structlog.get_logger("custody.activity")
 
 
 class PublishActivities:
-    def __init__(self, store: ObjectStore) -> None:
+    def __init__(self, store: ObjectStore, signer: Signer) -> None:
         self._store = store
+        self._signer = signer
 
     @activity.defn(name="custody.publish")
     @coded(Code.STORE_UNAVAILABLE)
@@ -43,7 +54,8 @@ class PublishActivities:
         record_key = ids.record_key(inp.sha256, inp.tenant)
         attempt = activity.info().attempt
         if self._store.exists(record_key):
-            return self._existing(record_key, attempt)
+            return self._existing(inp, record_key, attempt)
+        activity.heartbeat()
         pages = load_pages(self._store, inp.page_keys)
         text = assemble(pages)
         if text_sha256(text) != inp.text_sha256:
@@ -53,34 +65,58 @@ class PublishActivities:
         self._store.create(text_key, text.encode("utf-8"))
         pages_json = json.dumps([p.model_dump(mode="json") for p in pages], ensure_ascii=False)
         self._store.create(pages_key, pages_json.encode("utf-8"))
+        # Hash what is stored: an earlier attempt may have written it first.
+        pages_sha = hashlib.sha256(self._store.get(pages_key)).hexdigest()
+        activity.heartbeat()
         fault_point("publish.before_record")
-        record = _record(inp, text_key, pages_key, attempt)
-        if not self._store.create(record_key, canonical_json(record)):
-            return self._existing(record_key, attempt)  # lost a race to a twin attempt
+        signed = self._sign(_record(inp, text_key, pages_key, pages_sha, attempt))
+        if not self._store.create(record_key, canonical_json(signed)):
+            return self._existing(inp, record_key, attempt)  # lost a race to a twin attempt
         fault_point("publish.after_record")
+        record(
+            self._store,
+            inp.tenant,
+            "published",
+            inp.sha256,
+            text_sha256=inp.text_sha256,
+            record_sha256=hashlib.sha256(canonical_json(signed)).hexdigest(),
+            kid=signed.signature.kid,
+        )
+        Ledger(self._store, inp.tenant).checkpoint(self._signer)
         self._clear_work(inp.sha256, inp.tenant)
         return PublishResult(
             record_key=record_key, text_key=text_key, created=True, attempt=attempt
         )
 
+    def _sign(self, body: ResultRecord) -> SignedRecord:
+        self._signer.publish(self._store)  # verifiers can always find the key that signed
+        sig = self._signer.sign(canonical_json(body))
+        return SignedRecord(record=body, signature=RecordSignature(**sig.model_dump()))
+
     @activity.defn(name="custody.conclude")
     @coded(Code.STORE_UNAVAILABLE)
     def conclude(self, inp: ConcludeInput) -> ConcludeResult:
-        key = ids.outcome_key(inp.sha256, inp.tenant)
-        record = OutcomeRecord(
-            **inp.model_dump(exclude={"source_key"}),
-            source_key=inp.source_key,
-            concluded_at=datetime.now(UTC),
-        )
-        created = self._store.create(key, canonical_json(record))
+        key = ids.outcome_key(inp.sha256, inp.tenant, inp.run_id)
+        outcome = OutcomeRecord(**inp.model_dump(), concluded_at=datetime.now(UTC))
+        created = self._store.create(key, canonical_json(outcome))
+        if created:
+            record(self._store, inp.tenant, inp.state.value, inp.sha256, code=inp.code)
         self._clear_work(inp.sha256, inp.tenant)
         return ConcludeResult(outcome_key=key, created=created)
 
-    def _existing(self, record_key: str, attempt: int) -> PublishResult:
-        record = ResultRecord.model_validate_json(self._store.get(record_key))
+    def _existing(self, inp: PublishInput, record_key: str, attempt: int) -> PublishResult:
+        signed = SignedRecord.model_validate_json(self._store.get(record_key))
+        # A retry or a twin found the fact already there: say so, never replace it.
+        record(
+            self._store,
+            inp.tenant,
+            "publish_duplicate",
+            inp.sha256,
+            existing_run_id=signed.record.run_id,
+        )
         log.info("publish_found_existing")
         return PublishResult(
-            record_key=record_key, text_key=record.text_key, created=False, attempt=attempt
+            record_key=record_key, text_key=signed.record.text_key, created=False, attempt=attempt
         )
 
     def _clear_work(self, sha256: str, tenant: str | None) -> None:
@@ -89,7 +125,9 @@ class PublishActivities:
             self._store.delete(key)
 
 
-def _record(inp: PublishInput, text_key: str, pages_key: str, attempt: int) -> ResultRecord:
+def _record(
+    inp: PublishInput, text_key: str, pages_key: str, pages_sha: str, attempt: int
+) -> ResultRecord:
     return ResultRecord(
         sha256=inp.sha256,
         tenant=inp.tenant,
@@ -105,6 +143,7 @@ def _record(inp: PublishInput, text_key: str, pages_key: str, attempt: int) -> R
         text_key=text_key,
         pages_key=pages_key,
         text_sha256=inp.text_sha256,
+        pages_sha256=pages_sha,
         chars=inp.check.chars,
         engine=inp.ocr.engine,
         engine_version=inp.ocr.engine_version,
@@ -116,4 +155,7 @@ def _record(inp: PublishInput, text_key: str, pages_key: str, attempt: int) -> R
         workflow_id=inp.workflow_id,
         run_id=inp.run_id,
         published_at=datetime.now(UTC),
+        captured_at=inp.captured_at,
+        signer=inp.signer,
+        packet_event=inp.packet_event,
     )

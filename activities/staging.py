@@ -12,6 +12,7 @@ from __future__ import annotations
 import structlog
 from temporalio import activity
 
+from activities.audit import record
 from activities.faults import coded
 from activities.scratch import StagingArea
 from custody import ids
@@ -45,4 +46,5 @@ class StagingActivities:
         except ObjectMissing:
             raise Quarantined(Code.SOURCE_MISSING, "no intake object for this document") from None
         self._store.delete(inp.intake_key)
+        record(self._store, inp.tenant, "staged", inp.sha256, size_bytes=size)
         return StageResult(source_key=source, size_bytes=size, attempt=attempt)

@@ -8,13 +8,18 @@ never retried; the policy version in force is returned for the record.
 
 from __future__ import annotations
 
+import hashlib
+
 from temporalio import activity
 
+from activities.audit import record, ref
 from activities.faults import coded
 from activities.scratch import StagingArea
 from activities.untrusted import inspect_untrusted
+from custody import ids
+from custody.canonical import canonical_json
 from custody.errors import Code
-from custody.models import ValidateInput, ValidationResult
+from custody.models import EventRef, EvidencePacket, ValidateInput, ValidationResult
 from custody.settings import Limits
 from custody.stores import ObjectStore
 
@@ -31,9 +36,41 @@ class ValidationActivities:
     def validate(self, inp: ValidateInput) -> ValidationResult:
         with self._area.staged(self._store, inp.source_key, inp.sha256) as path:
             found = inspect_untrusted(path, self._limits)
+        packet = self._record_packet(inp, found.media_type, found.pages)
         return ValidationResult(
             media_type=found.media_type,
             pages=found.pages,
             policy_version=self._policy_version,
+            packet_event=packet,
             attempt=activity.info().attempt,
         )
+
+    def _record_packet(self, inp: ValidateInput, media_type: str, pages: int) -> EventRef:
+        """The evidence packet: what is known before OCR is dispatched, hashed into the ledger."""
+        info = activity.info()
+        packet = EvidencePacket(
+            sha256=inp.sha256,
+            size_bytes=inp.size_bytes,
+            media_type=media_type,
+            pages=pages,
+            source_id=inp.source_id,
+            tenant=inp.tenant,
+            captured_at=inp.captured_at,
+            signer=inp.signer,
+            policy_version=self._policy_version,
+            workflow_id=info.workflow_id or "",
+            run_id=info.workflow_run_id or "",
+        )
+        body = canonical_json(packet)
+        self._store.create(ids.packet_key(inp.sha256, inp.tenant), body)
+        event = record(
+            self._store,
+            inp.tenant,
+            "validated",
+            inp.sha256,
+            media_type=media_type,
+            pages=pages,
+            policy_version=self._policy_version,
+            packet_sha256=hashlib.sha256(body).hexdigest(),
+        )
+        return ref(event)

@@ -87,5 +87,14 @@ def record_key(sha256: str, tenant: str | None) -> str:
     return f"records/{scope(tenant)}/{sha256}.json"
 
 
-def outcome_key(sha256: str, tenant: str | None) -> str:
-    return f"outcomes/{scope(tenant)}/{sha256}.json"
+def outcome_prefix(sha256: str, tenant: str | None) -> str:
+    return f"outcomes/{scope(tenant)}/{sha256}/"
+
+
+def outcome_key(sha256: str, tenant: str | None, run_id: str) -> str:
+    """One per run: a released quarantine runs again and concludes again."""
+    return f"{outcome_prefix(sha256, tenant)}{run_id}.json"
+
+
+def packet_key(sha256: str, tenant: str | None) -> str:
+    return f"evidence/{scope(tenant)}/{sha256}/packet.json"

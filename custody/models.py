@@ -53,6 +53,8 @@ class DocumentInput(_Model):
     io_task_queue: str = IO_TASK_QUEUE
     ocr_task_queue: str = OCR_TASK_QUEUE
     signer: dict[str, str] = Field(default_factory=dict)
+    #: When the scan was captured, as the submitter states it (else submitted_at).
+    captured_at: datetime | None = None
 
 
 class DocumentResult(_Model):
@@ -98,17 +100,46 @@ class StageResult(_Model):
     attempt: int = 1
 
 
+class EventRef(_Model):
+    """A pointer into the audit ledger: sequence number and event hash."""
+
+    seq: int
+    hash: str
+
+
 class ValidateInput(_Model):
     sha256: str
     tenant: str | None
     source_key: str
+    # The evidence packet, recorded once validation passes and before OCR.
+    source_id: str | None = None
+    size_bytes: int = 0
+    captured_at: datetime | None = None
+    signer: dict[str, str] = Field(default_factory=dict)
 
 
 class ValidationResult(_Model):
     media_type: str
     pages: int
     policy_version: str
+    packet_event: EventRef | None = None
     attempt: int = 1
+
+
+class EvidencePacket(_Model):
+    """What is known of a document before any OCR runs on it."""
+
+    sha256: str
+    size_bytes: int
+    media_type: str
+    pages: int
+    source_id: str | None
+    tenant: str | None
+    captured_at: datetime | None
+    signer: dict[str, str]
+    policy_version: str
+    workflow_id: str
+    run_id: str
 
 
 class OcrInput(_Model):
@@ -165,6 +196,9 @@ class PublishInput(_Model):
     attempts: dict[str, int]
     workflow_id: str
     run_id: str
+    packet_event: EventRef | None = None
+    captured_at: datetime | None = None
+    signer: dict[str, str] = Field(default_factory=dict)
 
 
 class PublishResult(_Model):
@@ -214,9 +248,12 @@ class PageText(_Model):
 
 
 class ResultRecord(_Model):
-    """The published fact for one document; created once, never overwritten."""
+    """The published fact for one document; created once, never overwritten.
 
-    schema_version: int = 1
+    Stored signed, inside a ``SignedRecord``.
+    """
+
+    schema_version: int = 2
     sha256: str
     tenant: str | None
     source_id: str | None
@@ -231,6 +268,7 @@ class ResultRecord(_Model):
     text_key: str
     pages_key: str
     text_sha256: str
+    pages_sha256: str = ""
     chars: int
     engine: str
     engine_version: str
@@ -242,20 +280,26 @@ class ResultRecord(_Model):
     workflow_id: str
     run_id: str
     published_at: datetime
+    captured_at: datetime | None = None
+    signer: dict[str, str] = Field(default_factory=dict)
+    packet_event: EventRef | None = None
 
 
-class OutcomeRecord(_Model):
+class RecordSignature(_Model):
+    alg: str
+    kid: str
+    sig: str
+
+
+class SignedRecord(_Model):
+    """The record and an Ed25519 signature over its canonical JSON."""
+
+    record: ResultRecord
+    signature: RecordSignature
+
+
+class OutcomeRecord(ConcludeInput):
     """A rejection or quarantine, kept so nothing is silently dropped."""
 
     schema_version: int = 1
-    sha256: str
-    tenant: str | None
-    source_id: str | None
-    state: DocState
-    code: str
-    attempts: dict[str, int]
-    transitions: list[Transition]
-    workflow_id: str
-    run_id: str
-    source_key: str | None
     concluded_at: datetime

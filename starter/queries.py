@@ -16,7 +16,14 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
-from custody.models import DocState, DocumentResult, DocumentStatus, PageText, ResultRecord
+from custody.models import (
+    DocState,
+    DocumentResult,
+    DocumentStatus,
+    PageText,
+    ResultRecord,
+    SignedRecord,
+)
 from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT
 from starter.api import CustodyClient, NotFound, _from_store, _handle
 
@@ -109,7 +116,7 @@ def result(client: CustodyClient, sha256: str, tenant: str | None = None) -> Res
     key = ids.record_key(sha256, tenant)
     if not client.store.exists(key):
         raise NotFound(sha256)
-    record = ResultRecord.model_validate_json(client.store.get(key))
+    record = SignedRecord.model_validate_json(client.store.get(key)).record
     text = client.store.get(record.text_key).decode("utf-8")
     pages = [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
     return ResultView(record=record, text=text, pages=pages)

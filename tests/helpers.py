@@ -6,9 +6,12 @@ them say so. Everything else runs on the real parts.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -46,17 +49,40 @@ async def running_pipeline(
     *,
     store: ObjectStore | None = None,
     with_ocr_worker: bool = True,
+    with_io_worker: bool = True,
 ) -> AsyncIterator[CustodyClient]:
-    """Both workers in this process, on the settings' task queues."""
+    """The workers in this process, on the settings' task queues."""
     store = store or LocalStore(settings.objects_dir)
     area = StagingArea(settings.staging_path)
-    io = build_io_worker(client, settings, store, area)
-    async with io:
-        if not with_ocr_worker:
-            yield CustodyClient(temporal=client, store=store, settings=settings)
-            return
-        async with build_ocr_worker(client, settings, store, area, engine):
-            yield CustodyClient(temporal=client, store=store, settings=settings)
+    async with AsyncExitStack() as stack:
+        if with_io_worker:
+            await stack.enter_async_context(build_io_worker(client, settings, store, area))
+        if with_ocr_worker:
+            ocr = build_ocr_worker(client, settings, store, area, engine)
+            await stack.enter_async_context(ocr)
+        yield CustodyClient(temporal=client, store=store, settings=settings)
+
+
+async def spawn_worker(
+    module: str, settings: Settings, log: Path, faults: str = ""
+) -> asyncio.subprocess.Process:
+    """``python -m MODULE`` as its own process on the settings' queues and home.
+
+    ``faults`` sets the documented fault points (CUSTODY_FAULTS) for that process only.
+    """
+    env = {
+        **os.environ,
+        "CUSTODY_HOME": str(settings.home),
+        "CUSTODY_TEMPORAL_ADDRESS": settings.temporal_address,
+        "CUSTODY_IO_TASK_QUEUE": settings.io_task_queue,
+        "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
+        "CUSTODY_LOG_FORMAT": "json",
+        "CUSTODY_FAULTS": faults,
+    }
+    with log.open("wb") as out:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", module, env=env, stdout=out, stderr=out
+        )
 
 
 class CountingEngine:

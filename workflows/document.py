@@ -87,7 +87,15 @@ class DocumentWorkflow:
         valid = await self._step(
             "validate",
             ValidationActivities.validate,
-            ValidateInput(sha256=inp.sha256, tenant=inp.tenant, source_key=source_key),
+            ValidateInput(
+                sha256=inp.sha256,
+                tenant=inp.tenant,
+                source_key=source_key,
+                source_id=inp.source_id,
+                size_bytes=size_bytes,
+                captured_at=inp.captured_at or inp.submitted_at,
+                signer=inp.signer,
+            ),
             r.VALIDATE_TIMEOUT,
             r.IO_RETRY,
         )
@@ -142,9 +150,13 @@ class DocumentWorkflow:
                 attempts=dict(self._attempts),
                 workflow_id=info.workflow_id,
                 run_id=info.run_id,
+                packet_event=valid.packet_event,
+                captured_at=inp.captured_at or inp.submitted_at,
+                signer=inp.signer,
             ),
             r.PUBLISH_TIMEOUT,
             r.PUBLISH_RETRY,
+            heartbeat_timeout=r.PUBLISH_HEARTBEAT,
         )
         self._enter(DocState.PUBLISHED)
         return self._result(

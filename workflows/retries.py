@@ -53,6 +53,9 @@ STAGE_TIMEOUT = timedelta(minutes=2)
 VALIDATE_TIMEOUT = timedelta(minutes=2)  # the decoder child has its own 30 s bound
 CHECK_TIMEOUT = timedelta(minutes=1)
 PUBLISH_TIMEOUT = timedelta(minutes=2)
+#: Publish heartbeats between its writes, so a worker lost mid-publish is
+#: noticed in seconds, not at the end of ``PUBLISH_TIMEOUT``.
+PUBLISH_HEARTBEAT = timedelta(seconds=30)
 CONCLUDE_TIMEOUT = timedelta(minutes=1)
 #: A whole document's OCR; pages heartbeat, so a lost worker shows in
 #: ``OCR_HEARTBEAT`` rather than here.

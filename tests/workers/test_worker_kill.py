@@ -10,8 +10,6 @@ timeout, resumes at page two, and the document is published once.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,29 +18,11 @@ from temporalio.client import Client
 from activities.ocr_engine import OcrEngine
 from activities.scratch import StagingArea
 from custody import ids
-from custody.models import DocState, ResultRecord
-from custody.settings import Settings
+from custody.models import DocState, SignedRecord
 from starter.api import submit, wait
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import make_settings, running_pipeline, spawn_worker
 
 pytestmark = pytest.mark.slow
-
-
-async def _ocr_worker(
-    settings: Settings, log: Path, faults: str = ""
-) -> asyncio.subprocess.Process:
-    env = {
-        **os.environ,
-        "CUSTODY_HOME": str(settings.home),
-        "CUSTODY_TEMPORAL_ADDRESS": settings.temporal_address,
-        "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
-        "CUSTODY_LOG_FORMAT": "json",
-        "CUSTODY_FAULTS": faults,
-    }
-    with log.open("wb") as out:
-        return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "workers.ocr", env=env, stdout=out, stderr=out
-        )
 
 
 async def test_worker_killed_mid_ocr_publishes_exactly_once(
@@ -59,10 +39,12 @@ async def test_worker_killed_mid_ocr_publishes_exactly_once(
     async with running_pipeline(
         temporal_client, settings, ocr_engine, with_ocr_worker=False
     ) as custody:
-        doomed = await _ocr_worker(settings, tmp_path / "ocr-1.log", faults="ocr.after_page=kill")
+        doomed = await spawn_worker(
+            "workers.ocr", settings, tmp_path / "ocr-1.log", faults="ocr.after_page=kill"
+        )
         sub = await submit(custody, pdf, tenant=tenant)
         assert await asyncio.wait_for(doomed.wait(), timeout=300) == -9
-        healthy = await _ocr_worker(settings, tmp_path / "ocr-2.log")
+        healthy = await spawn_worker("workers.ocr", settings, tmp_path / "ocr-2.log")
         try:
             res = await asyncio.wait_for(wait(custody, sub.sha256, tenant=tenant), timeout=400)
         finally:
@@ -70,7 +52,8 @@ async def test_worker_killed_mid_ocr_publishes_exactly_once(
             await healthy.wait()
         again = await submit(custody, pdf, tenant=tenant)
     assert res.state is DocState.PUBLISHED and res.pages == 2
-    record = ResultRecord.model_validate_json(custody.store.get(ids.record_key(sub.sha256, tenant)))
+    signed = SignedRecord.model_validate_json(custody.store.get(ids.record_key(sub.sha256, tenant)))
+    record = signed.record
     assert record.attempts["ocr"] == 2
     assert list(custody.store.list("records/")) == [ids.record_key(sub.sha256, tenant)]
     assert '"pages_done": 1' in (tmp_path / "ocr-2.log").read_text()  # resumed, not restarted

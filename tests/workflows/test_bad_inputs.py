@@ -44,10 +44,9 @@ async def test_bad_inputs_get_coded_verdicts_without_ocr(
             *(wait(custody, s.sha256, tenant=tenant) for s in subs.values())
         )
         verdicts = {name: (res.state, res.code) for name, res in zip(subs, results, strict=True)}
-        for name, sub in subs.items():
-            outcome = OutcomeRecord.model_validate_json(
-                custody.store.get(ids.outcome_key(sub.sha256, tenant))
-            )
+        for (name, sub), res in zip(subs.items(), results, strict=True):
+            assert res.record_key == ids.outcome_key(sub.sha256, tenant, res.run_id)
+            outcome = OutcomeRecord.model_validate_json(custody.store.get(res.record_key))
             assert outcome.code == rejects[name] and outcome.source_id == "fuzz-feed"
             # The rejected bytes are kept, verified, beside the verdict: nothing is lost.
             assert custody.store.exists(ids.source_key(sub.sha256, tenant))

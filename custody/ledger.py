@@ -1,0 +1,136 @@
+"""The audit ledger: an append-only hash chain per tenant, in the object store.
+
+Event N lives at ``ledger/<scope>/events/<N>.json`` and holds the SHA-256 of
+event N-1 (``prev``) and of its own canonical body (``hash``). Appending is a
+conditional create of the next sequence number: of two writers racing for
+N+1, exactly one wins; the loser re-reads the head and appends after it. So
+writers on many workers never fork or break the chain, with no lock and no
+database. ``ledger/<scope>/head.json`` is only a hint for finding the end.
+
+Verification recomputes every hash and link, and finds a gap (a deleted event),
+an event whose body does not match its place (inserted or reordered), or a
+changed byte. Deleting events from the end leaves a valid shorter chain, so
+``checkpoint`` signs the head from time to time (on every publish); a
+checkpoint beyond the head, or one whose hash differs from the event at its
+sequence number, exposes truncation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field
+
+from custody import ids
+from custody.canonical import canonical_json
+from custody.signing import Signature, Signer
+from custody.stores import ObjectStore
+
+GENESIS = "0" * 64
+_MAX_RACE = 1000
+
+
+class Event(BaseModel):
+    seq: int
+    prev: str
+    at: datetime
+    kind: str
+    sha256: str | None = None
+    code: str | None = None
+    actor: str | None = None
+    workflow_id: str | None = None
+    run_id: str | None = None
+    detail: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    hash: str = ""
+
+    def body_hash(self) -> str:
+        return hashlib.sha256(
+            canonical_json(self.model_dump(mode="json", exclude={"hash"}))
+        ).hexdigest()
+
+
+class Checkpoint(BaseModel):
+    seq: int
+    hash: str
+    at: datetime
+    signature: Signature | None = None
+
+    def body(self) -> bytes:
+        return canonical_json(self.model_dump(mode="json", exclude={"signature"}))
+
+
+def _prefix(tenant: str | None) -> str:
+    return f"ledger/{ids.scope(tenant)}/"
+
+
+def event_key(tenant: str | None, seq: int) -> str:
+    return f"{_prefix(tenant)}events/{seq:012d}.json"
+
+
+class Ledger:
+    def __init__(self, store: ObjectStore, tenant: str | None) -> None:
+        self._store = store
+        self.tenant = tenant
+        self._head_key = f"{_prefix(tenant)}head.json"
+
+    def append(self, kind: str, **fields: object) -> Event:
+        """Append one event after the current head; safe against concurrent writers."""
+        seq = self._hinted_head()
+        for _ in range(_MAX_RACE):
+            while self._store.exists(event_key(self.tenant, seq + 1)):
+                seq += 1
+            prev = self.get(seq).hash if seq > 0 else GENESIS
+            event = Event(seq=seq + 1, prev=prev, at=datetime.now(UTC), kind=kind, **fields)  # type: ignore[arg-type]
+            event = event.model_copy(update={"hash": event.body_hash()})
+            if self._store.create(event_key(self.tenant, event.seq), canonical_json(event)):
+                self._store.put(self._head_key, str(event.seq).encode())
+                return event
+            seq += 1  # lost the race for this number; go after the winner
+        raise RuntimeError("ledger append kept losing races")
+
+    def _hinted_head(self) -> int:
+        try:
+            return int(self._store.get(self._head_key))
+        except (KeyError, ValueError):
+            return 0
+
+    def get(self, seq: int) -> Event:
+        return Event.model_validate_json(self._store.get(event_key(self.tenant, seq)))
+
+    def sequence_numbers(self) -> list[int]:
+        prefix = f"{_prefix(self.tenant)}events/"
+        return [int(k[len(prefix) : -5]) for k in self._store.list(prefix)]
+
+    def events(self) -> Iterator[Event]:
+        for seq in self.sequence_numbers():
+            yield self.get(seq)
+
+    def for_document(self, sha256: str) -> list[Event]:
+        return [e for e in self.events() if e.sha256 == sha256]
+
+    def checkpoint(self, signer: Signer) -> Checkpoint:
+        """Sign the current head, so a later truncation of the chain shows."""
+        seqs = self.sequence_numbers()
+        head = self.get(seqs[-1]) if seqs else None
+        cp = Checkpoint(
+            seq=head.seq if head else 0, hash=head.hash if head else GENESIS, at=datetime.now(UTC)
+        )
+        cp = cp.model_copy(update={"signature": signer.sign(cp.body())})
+        self._store.create(
+            f"{_prefix(self.tenant)}checkpoints/{cp.seq:012d}.json", canonical_json(cp)
+        )
+        return cp
+
+    def checkpoints(self) -> list[Checkpoint]:
+        prefix = f"{_prefix(self.tenant)}checkpoints/"
+        return [
+            Checkpoint.model_validate_json(self._store.get(k)) for k in self._store.list(prefix)
+        ]
+
+
+def scopes(store: ObjectStore) -> list[str | None]:
+    """Every tenant scope that has a ledger."""
+    found = {key.split("/")[1] for key in store.list("ledger/")}
+    return [None if s == "_" else s for s in sorted(found)]
