@@ -1,0 +1,155 @@
+"""The edge's upload mechanics: a streamed body to a private file, and idempotency.
+
+The body is written to a random 0600 file in a 0700 folder while it is hashed
+and counted, so memory stays flat whatever the size; every check that can be
+made on the stream (declared vs actual length, the byte limit, magic bytes
+against the declared type) is made before anything is submitted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from custody import ids
+from custody.errors import CustodyError
+from custody.settings import Settings
+from custody.stores import ObjectStore
+
+MEDIA_TYPES: tuple[tuple[bytes, str], ...] = (
+    (b"%PDF-", "application/pdf"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"II*\x00", "image/tiff"),
+    (b"MM\x00*", "image/tiff"),
+    (b"II+\x00", "image/tiff"),
+    (b"MM\x00+", "image/tiff"),
+)
+SUPPORTED = frozenset(t for _, t in MEDIA_TYPES)
+_HEAD = 8
+
+
+class UploadError(Exception):
+    """A request the edge refuses: an HTTP status and a stable code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        self.status, self.code, self.message = status, code, message
+        super().__init__(f"{status} {code}")
+
+
+@dataclass
+class Staged:
+    path: Path
+    sha256: str
+    size: int
+    media_type: str
+
+
+def private_dir(root: Path) -> Path:
+    path = root / "edge"
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+async def stage_body(
+    chunks: AsyncIterator[bytes], folder: Path, *, declared: int | None, max_bytes: int
+) -> Staged:
+    """Write the body to a fresh private file; the caller deletes ``path`` on every path."""
+    fd, name = tempfile.mkstemp(dir=folder, prefix="up-")  # mode 0600, random name
+    path, digest, size, head = Path(name), hashlib.sha256(), 0, b""
+    try:
+        with os.fdopen(fd, "wb") as out:
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > max_bytes:
+                    raise UploadError(413, "TOO_LARGE", f"more than {max_bytes} bytes")
+                if len(head) < _HEAD:
+                    head += chunk[: _HEAD - len(head)]
+                digest.update(chunk)
+                out.write(chunk)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    staged = Staged(path=path, sha256=digest.hexdigest(), size=size, media_type=sniff(head))
+    if declared is not None and declared != size:
+        path.unlink(missing_ok=True)
+        raise UploadError(400, "LENGTH_MISMATCH", f"Content-Length {declared}, body {size} bytes")
+    return staged
+
+
+def sniff(head: bytes) -> str:
+    """The media type the first bytes declare, or '' (the extension is never trusted)."""
+    return next((t for magic, t in MEDIA_TYPES if head.startswith(magic)), "")
+
+
+def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
+    """Everything the headers say, checked before a byte of the body is read."""
+    media_type = h.get("content-type", "").split(";")[0].strip().lower()
+    if media_type not in SUPPORTED:
+        raise UploadError(
+            415, "UNSUPPORTED_TYPE", f"Content-Type must be one of {sorted(SUPPORTED)}"
+        )
+    length = _int_header(h.get("content-length"), "Content-Length", 0)
+    if length is not None and length > settings.limits.max_bytes:
+        raise UploadError(413, "TOO_LARGE", f"more than {settings.limits.max_bytes} bytes")
+    pages = _int_header(h.get("custody-page-count"), "Custody-Page-Count", 1)
+    if pages is not None and pages > settings.limits.max_pages:
+        raise UploadError(413, "PAGE_LIMIT", f"more than {settings.limits.max_pages} pages")
+    key = h.get("idempotency-key")
+    if key is not None and not (0 < len(key) <= 255 and key.isprintable()):
+        raise UploadError(
+            400, "BAD_IDEMPOTENCY_KEY", "Idempotency-Key must be 1-255 printable chars"
+        )
+    source_id = h.get("custody-source-id")
+    try:
+        ids.check_source_id(source_id)
+    except CustodyError:
+        raise UploadError(400, "BAD_SOURCE_ID", "Custody-Source-Id must be an identifier") from None
+    priority = h.get("custody-priority", "").lower() == "high"
+    return {
+        "media_type": media_type,
+        "length": length,
+        "idempotency_key": key,
+        "source_id": source_id,
+        "priority": priority,
+    }
+
+
+def _int_header(value: str | None, name: str, minimum: int) -> int | None:
+    if value is None:
+        return None
+    if not value.isdigit() or int(value) < minimum:
+        raise UploadError(400, "BAD_HEADER", f"{name} must be an integer >= {minimum}")
+    return int(value)
+
+
+class Idempotency:
+    """Answers to ``Idempotency-Key`` requests, per tenant, in the object store.
+
+    The client's key is hashed into the object key: it is the client's free
+    text, so it never becomes part of a path or a log line.
+    """
+
+    def __init__(self, store: ObjectStore) -> None:
+        self._store = store
+
+    def _key(self, tenant: str, key: str) -> str:
+        return f"idempotency/{tenant}/{hashlib.sha256(key.encode()).hexdigest()}.json"
+
+    def get(self, tenant: str, key: str) -> dict[str, Any] | None:
+        obj = self._key(tenant, key)
+        if not self._store.exists(obj):
+            return None
+        record: dict[str, Any] = json.loads(self._store.get(obj))
+        return record
+
+    def remember(self, tenant: str, key: str, body_sha256: str, answer: dict[str, Any]) -> None:
+        record = {"body_sha256": body_sha256, "status": 202, "answer": answer}
+        # Create-if-absent: of two racing first requests, the first answer stays.
+        self._store.create(self._key(tenant, key), json.dumps(record).encode())

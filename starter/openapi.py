@@ -1,0 +1,150 @@
+"""The OpenAPI 3 description of the intake edge, written by hand and served as is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _error(description: str, retry_after: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "description": description,
+        "content": {"application/json": {"schema": _ERROR}},
+    }
+    if retry_after:
+        out["headers"] = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
+    return out
+
+
+def _header(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "description": description,
+        "schema": schema,
+    }
+
+
+_UPLOAD: dict[str, Any] = {
+    "summary": "Submit one document (raw body); OCR runs asynchronously",
+    "security": [{"apiKey": []}],
+    "parameters": [
+        _header(
+            "Idempotency-Key",
+            "same key and body replays the first answer",
+            {"type": "string", "maxLength": 255},
+        ),
+        _header("Custody-Source-Id", "the sending system, an identifier", {"type": "string"}),
+        _header(
+            "Custody-Page-Count", "pages the sender expects", {"type": "integer", "minimum": 1}
+        ),
+        _header(
+            "Custody-Priority",
+            "'high' uses the reserved lane (tenants allowed to)",
+            {"type": "string"},
+        ),
+    ],
+    "requestBody": {
+        "required": True,
+        "content": {
+            t: {"schema": {"type": "string", "format": "binary"}}
+            for t in ("application/pdf", "image/png", "image/jpeg", "image/tiff")
+        },
+    },
+    "responses": {
+        "202": {
+            "description": "accepted (or already known)",
+            "headers": {"Location": {"schema": {"type": "string"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Accepted"}}},
+        },
+        "400": _error("malformed request"),
+        "401": _error("missing or invalid API key"),
+        "403": _error("revoked API key"),
+        "413": _error("larger than the byte or page limit"),
+        "415": _error("unsupported or mismatched content type"),
+        "422": _error("Idempotency-Key reused with a different body"),
+        "429": _error("admission bounds reached; retry later", retry_after=True),
+        "503": _error("admission paused by an operator", retry_after=True),
+    },
+}
+
+SPEC: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Custody intake edge", "version": "1.0.0"},
+    "paths": {
+        "/v1/documents": {
+            "put": {**_UPLOAD, "operationId": "putDocument"},
+            "post": {**_UPLOAD, "operationId": "postDocument"},
+        },
+        "/v1/documents/{sha256}": {
+            "get": {
+                "operationId": "getDocument",
+                "summary": "State, and the result once published, of the caller's document",
+                "security": [{"apiKey": []}],
+                "parameters": [
+                    {
+                        "name": "sha256",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "state and result",
+                        "content": {
+                            "application/json": {
+                                "schema": {"$ref": "#/components/schemas/Document"}
+                            }
+                        },
+                    },
+                    "400": _error("not a SHA-256"),
+                    "401": _error("missing or invalid API key"),
+                    "403": _error("revoked API key"),
+                    "404": _error("no such document for this tenant"),
+                },
+            }
+        },
+        "/metrics": {
+            "get": {
+                "operationId": "metrics",
+                "summary": "Prometheus metrics",
+                "responses": {"200": {"description": "text exposition"}},
+            }
+        },
+    },
+    "components": {
+        "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
+        "schemas": {
+            "Error": {
+                "type": "object",
+                "required": ["error", "message"],
+                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+            },
+            "Accepted": {
+                "type": "object",
+                "required": ["sha256", "state", "workflow_id", "deduplicated"],
+                "properties": {
+                    "sha256": {"type": "string"},
+                    "state": {"type": "string"},
+                    "workflow_id": {"type": "string"},
+                    "deduplicated": {"type": "boolean"},
+                },
+            },
+            "Document": {
+                "type": "object",
+                "required": ["sha256", "state"],
+                "properties": {
+                    "sha256": {"type": "string"},
+                    "state": {"type": "string"},
+                    "code": {"type": "string", "nullable": True},
+                    "pages": {"type": "integer"},
+                    "running": {"type": "boolean"},
+                    "result": {"type": "object", "nullable": True},
+                },
+            },
+        },
+    },
+}
