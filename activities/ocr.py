@@ -8,11 +8,16 @@ starts after them instead of from page one. Each attempt writes only under its
 own prefix, so an abandoned attempt still running cannot overwrite another's
 pages. Text, boxes and confidences stay in the store: only keys and numbers go
 back to the workflow.
+
+Fault point ``CUSTODY_FAULTS=ocr.hang=SECONDS`` (chaos harness, off by
+default): each page of the first attempt stalls that long before recognition,
+so heartbeats stop after the page deadline, as with a hung decoder.
 """
 
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +26,7 @@ from contextlib import contextmanager
 import structlog
 from temporalio import activity
 
+from activities.audit import record
 from activities.faults import coded, fault_point
 from activities.ocr_engine import OcrEngine
 from activities.output import mean_confidence
@@ -61,6 +67,7 @@ class OcrActivities:
             with self._area.staged(self._store, inp.source_key, inp.sha256) as path:
                 for index, image in iter_pages(path, inp.media_type, self._dpi, start=len(done)):
                     with _heartbeat_while(len(done), self._page_deadline_s):
+                        _hang_point(info.attempt)
                         page = self._engine.recognise(image, index)
                     key = ids.work_page_key(inp.sha256, inp.tenant, f"{run}-a{info.attempt}", index)
                     self._store.put(key, page.model_dump_json().encode())
@@ -69,7 +76,16 @@ class OcrActivities:
                     fault_point("ocr.after_page")
         if len(done) != inp.pages:
             raise Quarantined(Code.PAGE_COUNT_MISMATCH, f"{len(done)} of {inp.pages} pages")
-        return self._result(done, time.monotonic() - started, info.attempt)
+        result = self._result(done, time.monotonic() - started, info.attempt)
+        record(
+            self._store,
+            inp.tenant,
+            "recognised",
+            inp.sha256,
+            pages=result.pages,
+            engine=f"{result.engine} {result.engine_version}",
+        )
+        return result
 
     def _resumable(self, inp: OcrInput, run: str) -> list[str]:
         """Pages earlier attempts of this run finished, from page one on, without a gap.
@@ -107,6 +123,15 @@ class OcrActivities:
             seconds=round(seconds, 3),
             attempt=attempt,
         )
+
+
+def _hang_point(attempt: int) -> None:
+    """The ``ocr.hang`` fault point (module docstring); only attempt 1, so a retry can win."""
+    for item in os.environ.get("CUSTODY_FAULTS", "").split(","):
+        point, _, seconds = item.partition("=")
+        if point.strip() == "ocr.hang" and attempt == 1:
+            log.warning("fault_point", point="ocr.hang", action=seconds)
+            time.sleep(float(seconds))
 
 
 @contextmanager

@@ -1,0 +1,151 @@
+"""The fault scenarios. Each injects its fault from outside where it can.
+
+A scenario is ``async fn(ctx, trial) -> Trial``: it chooses documents, sets the
+workers up (``ctx.ensure``), and hands ``run_trial`` an injector that hurts the
+stack while the documents are in flight. Timing is drawn from the trial's seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from PIL import Image
+
+from custody.models import DocState
+from starter.chaos.trial import Context, Doc, Trial, run_trial
+
+Scenario = Callable[[Context, Trial], Awaitable[Trial]]
+
+#: Corpus files a batch is poisoned with, and the verdict each must get.
+POISON = {
+    "js_corkami_javascript.pdf": DocState.REJECTED,
+    "pillow_truncated_end_chunk.png": DocState.REJECTED,
+    "qpdf_pages-loop.pdf": DocState.REJECTED,
+    "bomb_spark_225000x225000.png": DocState.REJECTED,
+    "zip_renamed.pdf": DocState.REJECTED,
+    "encrypted_libreoffice-writer-password.pdf": DocState.REJECTED,
+    "tiff_pillow_libtiff_segfault.tif": DocState.REJECTED,
+    "empty_zero_bytes.pdf": DocState.REJECTED,
+}
+
+
+def _small(ctx: Context) -> Doc:
+    """The smallest real scan (640x480, one page): OCR time is most of a trial's cost."""
+    return Doc(ctx.corpus / "ocr_gt" / "tess_phototest.tif")
+
+
+async def worker_kill(ctx: Context, trial: Trial) -> Trial:
+    """SIGKILL a worker: after a page (fault point), at a random moment, or before publish."""
+    mode = ("after-page", "random", "before-publish")[trial.index % 3]
+    await asyncio.to_thread(ctx.ensure, "worker-io")
+    faults = {"after-page": "ocr.after_page=kill"}.get(mode, "")
+    await asyncio.to_thread(ctx.ensure, "worker-ocr", faults)
+    if mode == "before-publish":
+        await asyncio.to_thread(ctx.ensure, "worker-io", "publish.before_record=kill")
+
+    async def inject(rng: random.Random, t: Trial) -> None:
+        name = "worker-io" if mode == "before-publish" else "worker-ocr"
+        if mode == "random":
+            delay = rng.uniform(1.0, 12.0)
+            await asyncio.sleep(delay)
+            rc = await asyncio.to_thread(ctx.stack.kill, name)
+            t.faults.append(f"SIGKILL {name} at +{delay:.1f}s rc={rc}")
+        else:
+            rc = await asyncio.to_thread(ctx.stack.wait_exit, name, 300)
+            t.faults.append(f"{faults or 'publish.before_record=kill'} {name} rc={rc}")
+        ctx.worker_env.pop(name, None)
+        await asyncio.to_thread(ctx.ensure, name)  # a healthy replacement takes the retry
+
+    return await run_trial(ctx, trial, [_small(ctx)], inject)
+
+
+async def server_restart(ctx: Context, trial: Trial) -> Trial:
+    """Kill the dev server mid-batch and start it again on the same SQLite file."""
+    await asyncio.to_thread(ctx.ensure, "worker-io")
+    await asyncio.to_thread(ctx.ensure, "worker-ocr")
+
+    async def inject(rng: random.Random, t: Trial) -> None:
+        delay, down = rng.uniform(0.5, 8.0), rng.uniform(0.5, 3.0)
+        await asyncio.sleep(delay)
+        before = ctx.stack.procs["temporal"].pid
+        rc = await asyncio.to_thread(ctx.stack.kill, "temporal")
+        await asyncio.sleep(down)
+        after = await asyncio.to_thread(ctx.stack.start, "temporal")
+        t.faults.append(f"SIGKILL temporal at +{delay:.1f}s rc={rc}, down {down:.1f}s")
+        t.detail.update(server_pid_before=before, server_pid_after=after)
+
+    docs = [_small(ctx), Doc(ctx.examples / "referral.png")]
+    return await run_trial(ctx, trial, docs, inject)
+
+
+async def poison(ctx: Context, trial: Trial) -> Trial:
+    """Hostile files mixed into a batch: each gets its verdict; the good one publishes."""
+    await asyncio.to_thread(ctx.ensure, "worker-io")
+    await asyncio.to_thread(ctx.ensure, "worker-ocr")
+    rng = random.Random(trial.seed)
+    picked = rng.sample(sorted(POISON), 3)
+    docs = [Doc(ctx.corpus / "bad_inputs" / n, POISON[n]) for n in picked]
+    docs.insert(rng.randrange(len(docs) + 1), _small(ctx))
+    trial.faults += [f"poison {n}" for n in picked]
+    return await run_trial(ctx, trial, docs)
+
+
+async def hung_page(ctx: Context, trial: Trial) -> Trial:
+    """A page that stops heartbeating: the attempt is abandoned, a retry publishes once."""
+    rng = random.Random(trial.seed)
+    hang = rng.uniform(47.0, 52.0)  # past the 45 s OCR heartbeat timeout and its 2 s backoff
+    await asyncio.to_thread(ctx.ensure, "worker-io")
+    # Two slots, so the retry runs while the abandoned attempt is still stuck.
+    await asyncio.to_thread(
+        ctx.ensure,
+        "worker-ocr",
+        f"ocr.hang={hang:.0f}",
+        CUSTODY_OCR_PAGE_DEADLINE_S="2",
+        CUSTODY_OCR_CONCURRENCY="2",
+    )
+    done = await run_trial(ctx, trial, [_small(ctx)])
+    log = ctx.stack.log_path("worker-ocr").read_text(errors="replace")
+    hangs = len(re.findall(r'"point": ?"ocr.hang"', log))
+    done.faults.append(f"ocr.hang={hang:.0f}s (hung pages so far: {hangs})")
+    done.detail["hung_pages"] = hangs
+    return done
+
+
+async def burst(ctx: Context, trial: Trial) -> Trial:
+    """Many documents at once: queue age is reported, and retries do not amplify."""
+    await asyncio.to_thread(ctx.ensure, "worker-io")
+    await asyncio.to_thread(ctx.ensure, "worker-ocr")
+    count = 3 + trial.index % 4
+    docs = [Doc(p) for p in _variants(ctx, count, trial.seed)]
+    trial.faults.append(f"burst of {count}")
+    done = await run_trial(ctx, trial, docs)
+    done.detail["queue_age_max_s"] = max(done.detail["latency_s"].values())
+    # Five activities a document (stage, validate, ocr, check, publish) and no fault
+    # injected: any attempt beyond that is a retry the burst itself caused.
+    if done.attempts > 5 * count:
+        done.violations.append(f"{done.attempts} activity attempts for {count} documents")
+    return done
+
+
+def _variants(ctx: Context, count: int, seed: int) -> list[Path]:
+    """Distinct files (one TIFF tag differs) of the same scan: same text, new SHA-256s."""
+    out: list[Path] = []
+    with Image.open(_small(ctx).path) as image:
+        for i in range(count):
+            path = ctx.examples / f"burst-{seed}-{i}.tif"
+            image.save(path, compression="group4", tiffinfo={270: f"chaos {seed} {i}"})
+            out.append(path)
+    return out
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "worker-kill": worker_kill,
+    "server-restart": server_restart,
+    "poison": poison,
+    "hung-page": hung_page,
+    "burst": burst,
+}

@@ -1,0 +1,86 @@
+"""The chaos harness in its short form: every scenario once, on a real stack.
+
+One stack (dev server on SQLite, both workers as processes) serves all the
+scenarios; each test below reads the one report. The long form is
+``custody chaos all --trials 20``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from custody.settings import Settings
+from starter.chaos import register
+from starter.chaos.runner import run
+from starter.chaos.scenarios import SCENARIOS
+
+pytestmark = pytest.mark.chaos
+
+
+@pytest.fixture(scope="module")
+async def report(corpus: Path) -> dict[str, Any]:
+    return await run(list(SCENARIOS), trials=1, seed=4, corpus=corpus)
+
+
+def _trial(report: dict[str, Any], scenario: str) -> dict[str, Any]:
+    return next(t for t in report["trials"] if t["scenario"] == scenario)
+
+
+def test_chaos_short_form_finds_no_violations(report: dict[str, Any]) -> None:
+    """Every scenario ran, injected its faults, and broke no invariant."""
+    assert report["violations"] == 0, report
+    for name, counts in report["scenarios"].items():
+        assert counts["trials"] == 1 and counts["faults"] >= 1, name
+
+
+def test_chaos_worker_kill_kills_with_sigkill(report: dict[str, Any]) -> None:
+    """The OCR worker died of SIGKILL (-9) and the document still published once."""
+    trial = _trial(report, "worker-kill")
+    assert any(f.endswith("rc=-9") for f in trial["faults"]), trial["faults"]
+    assert trial["states"] == {"tess_phototest.tif": "published"}
+
+
+def test_chaos_server_restart_changes_server_pid(report: dict[str, Any]) -> None:
+    """The dev server was killed (-9) and a new process served the same SQLite file."""
+    trial = _trial(report, "server-restart")
+    assert trial["detail"]["server_pid_before"] != trial["detail"]["server_pid_after"]
+    assert re.search(r"rc=-9", trial["faults"][0])
+    assert set(trial["states"].values()) == {"published"}
+
+
+def test_chaos_hung_page_retries_once(report: dict[str, Any]) -> None:
+    """A hung page cost one abandoned OCR attempt: six activity attempts, one record."""
+    trial = _trial(report, "hung-page")
+    assert trial["detail"]["hung_pages"] >= 1
+    assert trial["attempts"] >= 6  # stage, validate, ocr x2, check, publish
+    assert trial["states"] == {"tess_phototest.tif": "published"}
+
+
+def test_chaos_poison_gets_verdicts(report: dict[str, Any]) -> None:
+    """Each poison file is rejected and the good document in the batch publishes."""
+    trial = _trial(report, "poison")
+    assert trial["states"].pop("tess_phototest.tif") == "published"
+    assert list(trial["states"].values()) == ["rejected"] * 3
+
+
+def test_chaos_list_prints_one_scenario_a_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """``custody chaos --list`` prints each scenario's name first on its own line."""
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"), argparse.ArgumentParser(add_help=False))
+    args = parser.parse_args(["chaos", "--list"])
+    assert args.handler(args, Settings()) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in lines] == list(SCENARIOS)
+
+
+def test_chaos_burst_reports_queue_age_without_amplification(report: dict[str, Any]) -> None:
+    """A burst reports its queue age and costs five activity attempts a document."""
+    trial = _trial(report, "burst")
+    assert trial["detail"]["queue_age_max_s"] > 0
+    assert trial["attempts"] == 5 * len(trial["states"])
+    assert set(trial["states"].values()) == {"published"}
