@@ -87,6 +87,25 @@ class Settings(BaseSettings):
     # I/O pool
     io_concurrency: int = Field(default=8, ge=1)
 
+    # Admission control (starter.admission): bounds on work accepted but not yet OCR'd.
+    admission_max_waiting: int = Field(default=500, ge=1)
+    admission_max_bytes: int = Field(default=2 * 1024**3, ge=1)
+    admission_reserved: int = Field(default=10, ge=0)  # extra slots for priority documents
+    admission_source_rate: float = Field(default=20.0, gt=0)  # per source, documents/s
+    admission_source_burst: int = Field(default=100, ge=1)
+    admission_refresh_s: float = Field(default=1.0, ge=0)  # how stale a waiting count may be
+
+    # Evidence signing (Ed25519): an environment secret, or key files in a folder.
+    signing_key: SecretStr | None = None
+    signing_dir: Path | None = None
+
+    # Keys (custody.keys): a 0700 folder of key files, or one JSON secret that wins over it.
+    keys_dir: Path | None = None  # default CUSTODY_HOME/keys
+    keys_json: SecretStr | None = None
+    # The Web UI's codec server (starter.codec_server): bearer token and port.
+    codec_token: SecretStr | None = None  # default: the keyring's token
+    codec_port: int | None = Field(default=None, ge=1, le=65535)  # default: UI port + 1
+
     log_level: str = "INFO"
     log_format: Literal["auto", "json", "console"] = "auto"
 
@@ -107,6 +126,10 @@ class Settings(BaseSettings):
     @property
     def staging_path(self) -> Path:
         return self.staging_dir or self.home / "staging"
+
+    @property
+    def signing_path(self) -> Path:
+        return self.signing_dir or self.home / "signing"
 
     @property
     def logs_dir(self) -> Path:

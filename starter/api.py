@@ -16,7 +16,7 @@ import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pydantic import BaseModel
 from temporalio.client import Client, WorkflowHandle
@@ -33,11 +33,22 @@ from temporalio.service import RPCError, RPCStatusCode
 from custody import ids
 from custody.converter import data_converter
 from custody.errors import Code, DocumentRejected
-from custody.models import DocState, DocumentInput, DocumentResult, OutcomeRecord, ResultRecord
+from custody.keys import load_keyring
+from custody.models import (
+    DocState,
+    DocumentInput,
+    DocumentResult,
+    OutcomeRecord,
+    ResultRecord,
+    SignedRecord,
+)
 from custody.queues import SA_REASON, SA_SHA256, SA_SOURCE_ID, SA_STATE, SA_TENANT
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
 from workflows.document import DocumentWorkflow
+
+if TYPE_CHECKING:
+    from starter.admission import Admission
 
 _CHUNK = 1 << 20
 
@@ -55,7 +66,7 @@ class CustodyClient:
         temporal = await Client.connect(
             settings.temporal_address,
             namespace=settings.temporal_namespace,
-            data_converter=data_converter(),
+            data_converter=data_converter(load_keyring(settings)),
         )
         return cls(temporal=temporal, store=open_store(settings), settings=settings)
 
@@ -82,8 +93,15 @@ async def submit(
     source_id: str | None = None,
     tenant: str | None = None,
     signer: dict[str, str] | None = None,
+    admission: Admission | None = None,
+    priority: bool = False,
+    captured_at: datetime | None = None,
 ) -> Submission:
-    """Hand one document to Custody; returns at once (OCR runs asynchronously)."""
+    """Hand one document to Custody; returns at once (OCR runs asynchronously).
+
+    With ``admission``, new work past its bounds raises ``AdmissionRejected``;
+    ``priority`` documents may use its reserved lane.
+    """
     ids.check_tenant(tenant)
     ids.check_source_id(source_id)
     with _open(document) as src:
@@ -101,6 +119,10 @@ async def submit(
                 size_bytes=size,
                 record=record,
             )
+        # --- admission control (starter.admission): refuse before any upload ---
+        if admission is not None:
+            await admission.admit(wid, size, source_id or tenant or "_", priority=priority)
+        # --- end admission control ---
         src.seek(0)
         client.store.create_from_file(ids.intake_key(sha256, tenant), src)
     inp = DocumentInput(
@@ -113,6 +135,7 @@ async def submit(
         io_task_queue=client.settings.io_task_queue,
         ocr_task_queue=client.settings.ocr_task_queue,
         signer=signer or {},
+        captured_at=captured_at,
     )
     started = await _start(client, inp, wid)
     return Submission(
@@ -205,10 +228,10 @@ def _from_store(store: ObjectStore, sha256: str, tenant: str | None) -> Document
             run_id=record.run_id,
             transitions=record.transitions,
         )
-    key = ids.outcome_key(sha256, tenant)
-    if not store.exists(key):
+    outcome = latest_outcome(store, sha256, tenant)
+    if outcome is None:
         raise NotFound(sha256)
-    outcome = OutcomeRecord.model_validate_json(store.get(key))
+    key = ids.outcome_key(sha256, tenant, outcome.run_id)
     return DocumentResult(
         sha256=sha256,
         tenant=tenant,
@@ -226,7 +249,16 @@ def _published(store: ObjectStore, sha256: str, tenant: str | None) -> ResultRec
     key = ids.record_key(sha256, tenant)
     if not store.exists(key):
         return None
-    return ResultRecord.model_validate_json(store.get(key))
+    return SignedRecord.model_validate_json(store.get(key)).record
+
+
+def latest_outcome(store: ObjectStore, sha256: str, tenant: str | None) -> OutcomeRecord | None:
+    """The most recent rejection or quarantine of these bytes, if any."""
+    outcomes = [
+        OutcomeRecord.model_validate_json(store.get(key))
+        for key in store.list(ids.outcome_prefix(sha256, tenant))
+    ]
+    return max(outcomes, key=lambda o: o.concluded_at, default=None)
 
 
 class _open:

@@ -27,7 +27,16 @@ EXIT_UNREACHABLE = 6
 #: Command groups that live in their own modules. Each module defines
 #: ``register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)``
 #: and sets ``handler=fn(args, settings) -> int`` on the parsers it adds.
-COMMAND_MODULES: tuple[str, ...] = ("starter.bench",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "starter.bench",
+    "starter.evidence_cli",
+    "starter.tenants",
+    "starter.edge",
+    "starter.admission_cli",
+    "starter.chaos",
+    "starter.keys_cli",
+    "starter.codec_server",
+)
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 

@@ -26,8 +26,10 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
 from custody.errors import ConfigurationError
+from custody.keys import ensure_dev_keyring
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
+from starter.codec_server import codec_endpoint
 
 
 @dataclass(frozen=True)
@@ -77,12 +79,15 @@ class Stack:
             "json",
             "--log-level",
             "warn",
+            "--ui-codec-endpoint",
+            codec_endpoint(self.settings),
         ]
         for name in SEARCH_ATTRIBUTES:
             temporal += ["--search-attribute", f"{name}=Keyword"]
         py = sys.executable
         return [
             Service("temporal", temporal, "start-dev"),
+            Service("codec-server", [py, "-m", "starter.codec_server"], "starter.codec_server"),
             Service("worker-io", [py, "-m", "workers.io"], "workers.io"),
             Service("worker-ocr", [py, "-m", "workers.ocr"], "workers.ocr"),
         ]
@@ -100,6 +105,8 @@ class Stack:
         """Start whatever is not running; returns the names started."""
         for sub in ("run", "logs", "objects", "staging"):
             (self.home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Development keys on first start; in production, missing keys stop us here.
+        ensure_dev_keyring(self.settings)
         started: list[str] = []
         for service in self.services():
             if self.pid(service) is None:

@@ -18,6 +18,7 @@ from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
 from custody.settings import Settings
+from custody.signing import signer_from_settings
 from custody.stores import ObjectStore, open_store
 from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
 from workers.logging import configure_logging
@@ -30,7 +31,7 @@ def io_activities(
     staging = StagingActivities(store, area)
     validation = ValidationActivities(store, area, settings.limits)
     output = OutputActivities(store, settings.confidence_floor, settings.confidence_review)
-    publish = PublishActivities(store)
+    publish = PublishActivities(store, signer_from_settings(settings))
     return [staging.stage, validation.validate, output.check, publish.publish, publish.conclude]
 
 

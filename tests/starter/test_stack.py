@@ -13,6 +13,8 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
+SERVICES = {"temporal", "codec-server", "worker-io", "worker-ocr"}
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -38,17 +40,18 @@ def test_stack_up_submit_down_up_keeps_everything(tmp_path: Path, corpus: Path) 
         "CUSTODY_HOME": str(tmp_path / "home"),
         "CUSTODY_TEMPORAL_ADDRESS": f"127.0.0.1:{_free_port()}",
         "CUSTODY_TEMPORAL_UI_PORT": str(_free_port()),
+        "CUSTODY_CODEC_PORT": str(_free_port()),
     }
     scan = corpus / "ocr_gt" / "tess_phototest.tif"
     try:
         rc, up = _cli(env, "up", "--detach")
-        assert rc == 0 and set(up["started"]) == {"temporal", "worker-io", "worker-ocr"}
+        assert rc == 0 and set(up["started"]) == SERVICES
         assert (tmp_path / "home" / "temporal.db").exists()
         rc, out = _cli(env, "submit", str(scan), "--wait")
         assert rc == 0 and out["documents"][0]["state"] == "published"
         sha = out["documents"][0]["sha256"]
         rc, down = _cli(env, "down")
-        assert rc == 0 and set(down["stopped"]) == {"temporal", "worker-io", "worker-ocr"}
+        assert rc == 0 and set(down["stopped"]) == SERVICES
         rc, up = _cli(env, "up", "--detach")
         assert rc == 0
         rc, status = _cli(env, "status", sha)
