@@ -11,7 +11,10 @@ import importlib
 from typing import Any
 
 #: kind -> module implementing it.
-BENCHES: dict[str, str] = {}
+BENCHES: dict[str, str] = {
+    "ocr": "starter.bench_ocr",
+    "intake": "starter.bench_intake",
+}
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -19,6 +22,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     kinds = bench.add_subparsers(dest="bench_kind", required=True)
     for kind, module_name in BENCHES.items():
         module = importlib.import_module(module_name)
-        parser = kinds.add_parser(kind, parents=[common], help=module.__doc__.split("\n")[0])
+        parser = kinds.add_parser(
+            kind, parents=[common], help=(module.__doc__ or kind).split("\n")[0]
+        )
         module.add_arguments(parser)
         parser.set_defaults(handler=module.run)

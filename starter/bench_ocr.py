@@ -1,0 +1,351 @@
+"""OCR speed and accuracy: bare EasyOCR, Tesseract, Custody's OCR stage and the pipeline.
+
+Every engine sees the same 8-bit page images (``activities.pages``, PDFs at the
+policy's dpi), engines interleaved document by document so that a noisy
+neighbour on the CPU hits all of them alike. Rasterising is outside the timed
+region except for ``pipeline``: submit -> published on a real Temporal dev
+server with both workers in this process, rasterising and OCR included.
+Totals sum pages and seconds; CER and word F1 are unweighted means over
+documents. One module on purpose: the benchmark is read and changed as a whole.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+from activities.ocr_engine import EasyOcrEngine, reading_order_text
+from activities.output import PAGE_SEPARATOR
+from activities.pages import GrayPage, iter_pages
+from activities.scratch import StagingArea
+from custody.models import DocState, Word
+from custody.settings import Settings
+from custody.stores.local import LocalStore
+from custody.textmetrics import cer, word_f1
+from starter.api import CustodyClient, submit, wait
+
+ENGINES = ("easyocr_default", "tesseract", "custody", "pipeline")
+_MEDIA_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
+    ".pdf": "application/pdf",
+}
+Recogniser = Callable[[GrayPage, int], str]
+Figures = dict[str, Any]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
+    parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
+    parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
+
+
+def default_corpus() -> Path:
+    root = os.environ.get("CUSTODY_CORPUS")
+    if root:
+        return Path(root) / "ocr_gt"
+    return Path(__file__).resolve().parents[2] / "shared" / "corpus" / "ocr_gt"
+
+
+def documents(corpus: Path, limit: int | None) -> list[Path]:
+    """Scans of a known type with a same-stem ground truth, sorted by name."""
+    found = sorted(
+        p
+        for p in corpus.iterdir()
+        if p.suffix.lower() in _MEDIA_TYPES and p.with_suffix(".txt").is_file()
+    )
+    return found[:limit] if limit is not None else found
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    corpus = args.corpus or default_corpus()
+    docs = documents(corpus, args.limit) if corpus.is_dir() else []
+    if not docs:
+        print(f"no scans with ground truth under {corpus}", file=sys.stderr)
+        return 2
+    # torch's notices about CPU-only pinning and quantisation: noise here.
+    warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    results = asyncio.run(_bench(docs, list(args.engines), settings))
+    results["corpus"] = str(corpus)
+    if args.json:
+        import json
+
+        print(json.dumps(results, indent=2))
+    else:
+        print(table(results))
+    if args.plot:
+        plot(results, args.plot)
+    return 0
+
+
+async def _bench(docs: list[Path], engines: list[str], settings: Settings) -> Figures:
+    custody = EasyOcrEngine(torch_threads=settings.effective_torch_threads())
+    started = time.perf_counter()
+    recognisers = _recognisers(engines, custody)  # loads the models before any timing
+    load_s = time.perf_counter() - started
+    rows: list[Figures] = []
+    async with _pipeline(settings, custody, "pipeline" in engines) as client:
+        for n, path in enumerate(docs, 1):
+            print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
+            rows.append(await _document(path, recognisers, client, settings.limits.ocr_dpi))
+    totals = {e: _totals([r["engines"][e] for r in rows]) for e in engines}
+    return {
+        "engines": totals,
+        "documents": rows,
+        "ratios": _ratios(totals),
+        "custody_params": custody.params(),
+        "model_load_seconds": round(load_s, 2),
+        "cpus": os.cpu_count(),
+    }
+
+
+async def _document(
+    path: Path, recognisers: dict[str, Recogniser], client: CustodyClient | None, dpi: int
+) -> Figures:
+    truth = path.with_suffix(".txt").read_text(encoding="utf-8")
+    pages = [image for _, image in iter_pages(path, _MEDIA_TYPES[path.suffix.lower()], dpi)]
+    figures: dict[str, Figures] = {}
+    for name, recognise in recognisers.items():
+        seconds, text = await asyncio.to_thread(_timed, recognise, pages)
+        figures[name] = _figures(len(pages), seconds, text, truth)
+    if client is not None:
+        seconds, text, state = await _through_pipeline(client, path)
+        figures["pipeline"] = _figures(len(pages), seconds, text, truth) | {"state": state}
+    return {"document": path.name, "pages": len(pages), "engines": figures}
+
+
+def _timed(recognise: Recogniser, pages: list[GrayPage]) -> tuple[float, str]:
+    started = time.perf_counter()
+    texts = [recognise(image, index) for index, image in enumerate(pages)]
+    return time.perf_counter() - started, PAGE_SEPARATOR.join(texts)
+
+
+def _speed(pages: int, seconds: float) -> Figures:
+    return {
+        "pages": pages,
+        "seconds": round(seconds, 3),
+        "seconds_per_page": round(seconds / pages, 3) if pages else 0.0,
+        "pages_per_minute": round(60 * pages / seconds, 3) if seconds else 0.0,
+    }
+
+
+def _figures(pages: int, seconds: float, text: str, truth: str) -> Figures:
+    # CER is capped at 1 so that one runaway page cannot dominate the mean.
+    return _speed(pages, seconds) | {
+        "cer": round(min(cer(text, truth), 1.0), 4),
+        "word_f1": round(word_f1(text, truth), 4),
+    }
+
+
+def _totals(rows: list[Figures]) -> Figures:
+    n = len(rows) or 1
+    return _speed(sum(r["pages"] for r in rows), sum(r["seconds"] for r in rows)) | {
+        "cer": round(sum(r["cer"] for r in rows) / n, 4),
+        "word_f1": round(sum(r["word_f1"] for r in rows) / n, 4),
+    }
+
+
+def _ratios(totals: dict[str, Figures]) -> Figures:
+    def ratio(a: str, b: str, key: str) -> float | None:
+        if a not in totals or b not in totals or not totals[b][key]:
+            return None
+        return round(float(totals[a][key]) / float(totals[b][key]), 3)
+
+    found: Figures = {}
+    for base in ("easyocr_default", "tesseract"):
+        found[f"custody_vs_{base}"] = {
+            "pages_per_minute": ratio("custody", base, "pages_per_minute"),
+            "word_f1": ratio("custody", base, "word_f1"),
+        }
+    found["pipeline_over_custody_seconds"] = ratio("pipeline", "custody", "seconds")
+    return found
+
+
+def _recognisers(engines: list[str], custody: EasyOcrEngine) -> dict[str, Recogniser]:
+    found: dict[str, Recogniser] = {}
+    if "easyocr_default" in engines:
+        found["easyocr_default"] = _bare_easyocr()
+    if "tesseract" in engines:
+        found["tesseract"] = _tesseract
+    if "custody" in engines or "pipeline" in engines:
+        custody.warm_up()
+    if "custody" in engines:
+        found["custody"] = lambda image, index: custody.recognise(image, index).text
+    return found
+
+
+def _bare_easyocr() -> Recogniser:
+    """What ``easyocr.Reader(['en']).readtext(image)`` gives, offline, default arguments."""
+    import easyocr
+    import easyocr_en_models
+
+    models = str(easyocr_en_models.model_dir())
+    reader = easyocr.Reader(
+        ["en"],
+        gpu=False,
+        download_enabled=False,
+        model_storage_directory=models,
+        user_network_directory=models,  # else it creates ~/.EasyOCR
+        verbose=False,
+    )
+
+    def recognise(image: GrayPage, index: int) -> str:
+        # ``image`` is 8-bit already: bare EasyOCR crashes on 1-bit TIFF pages.
+        return reading_order_text([_word(box, text) for box, text, _ in reader.readtext(image)])
+
+    return recognise
+
+
+def _word(box: Any, text: str) -> Word:
+    points = [[max(round(float(x)), 0), max(round(float(y)), 0)] for x, y in box]
+    return Word(text=text.strip(), confidence=0.0, box=points)
+
+
+def _tesseract(image: GrayPage, index: int) -> str:
+    import pytesseract
+    from PIL import Image
+
+    return str(pytesseract.image_to_string(Image.fromarray(image)))
+
+
+@asynccontextmanager
+async def _pipeline(
+    settings: Settings, engine: EasyOcrEngine, wanted: bool
+) -> AsyncIterator[CustodyClient | None]:
+    """Both workers in this process against a fresh dev server and a throwaway store."""
+    if not wanted:
+        yield None
+        return
+    from temporalio.common import SearchAttributeKey
+    from temporalio.testing import WorkflowEnvironment
+
+    from custody.converter import data_converter
+    from custody.queues import SEARCH_ATTRIBUTES
+    from starter.stack import temporal_binary
+    from workers.io import build_io_worker
+    from workers.logging import configure_logging
+    from workers.ocr import build_ocr_worker
+
+    with _stdout_to_stderr():
+        env = await WorkflowEnvironment.start_local(
+            dev_server_existing_path=str(temporal_binary()),
+            search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+            data_converter=data_converter(),
+            dev_server_log_level="error",
+        )
+    try:
+        with tempfile.TemporaryDirectory(prefix="custody-bench-") as home:
+            s = _pipeline_settings(settings, Path(home), env.client.service_client.config)
+            configure_logging(s)  # stderr: stdout stays one JSON object
+            store, area = LocalStore(s.objects_dir), StagingArea(s.staging_path)
+            async with (
+                build_io_worker(env.client, s, store, area),
+                build_ocr_worker(env.client, s, store, area, engine),
+            ):
+                yield CustodyClient(temporal=env.client, store=store, settings=s)
+    finally:
+        await env.shutdown()
+
+
+@contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """The dev server inherits file descriptor 1 and prints a banner on it, which
+    would corrupt ``--json``; point descriptor 1 at stderr while it starts."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _pipeline_settings(settings: Settings, home: Path, config: Any) -> Settings:
+    queues = uuid4().hex[:10]
+    return settings.model_copy(
+        update={
+            "home": home,
+            "store": "local",
+            "store_dir": None,
+            "staging_dir": None,
+            "temporal_address": str(config.target_host),
+            "io_task_queue": f"bench-io-{queues}",
+            "ocr_task_queue": f"bench-ocr-{queues}",
+            "log_level": "WARNING",  # one line per activity would drown the progress
+        }
+    )
+
+
+async def _through_pipeline(client: CustodyClient, path: Path) -> tuple[float, str, str]:
+    tenant = f"bench-{uuid4().hex[:12]}"  # fresh, so no earlier run's record is reused
+    started = time.perf_counter()
+    sub = await submit(client, path, tenant=tenant)
+    result = await wait(client, sub.sha256, tenant=tenant)
+    seconds = time.perf_counter() - started
+    text = ""
+    if result.state == DocState.PUBLISHED and result.text_key:
+        text = client.store.get(result.text_key).decode("utf-8")
+    return seconds, text, str(result.state)
+
+
+def table(results: Figures) -> str:
+    """Per-document seconds/page and word F1, then per-engine totals and the ratios."""
+    engines = list(results["engines"])
+    lines = [f"{'document':<34}{'pg':>3}" + "".join(f"{e[:15]:>17}" for e in engines)]
+    lines.append(" " * 37 + "".join(f"{'s/pg   F1':>17}" for _ in engines))
+    for row in results["documents"]:
+        cells = (row["engines"][e] for e in engines)
+        figs = "".join(f"{c['seconds_per_page']:>10.2f}{c['word_f1']:>7.3f}" for c in cells)
+        lines.append(f"{row['document'][:33]:<34}{row['pages']:>3}{figs}")
+    lines.append("")
+    lines.append(f"{'engine':<17}{'pages':>6}{'seconds':>9}{'s/page':>8}{'pages/min':>10}")
+    lines[-1] += f"{'CER':>7}{'word F1':>8}"
+    for name, t in results["engines"].items():
+        lines.append(
+            f"{name:<17}{t['pages']:>6}{t['seconds']:>9.1f}{t['seconds_per_page']:>8.2f}"
+            f"{t['pages_per_minute']:>10.2f}{t['cer']:>7.3f}{t['word_f1']:>8.3f}"
+        )
+    lines.append("")
+    for name, value in results["ratios"].items():
+        lines.append(f"{name}: {value}")
+    return "\n".join(lines)
+
+
+def plot(results: Figures, out: Path) -> None:
+    """Two panels, per document: seconds per page and word F1, one bar per engine."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    engines, rows = list(results["engines"]), results["documents"]
+    fig, axes = plt.subplots(2, 1, figsize=(max(8, len(rows) * 0.7), 8), sharex=True)
+    width = 0.8 / len(engines)
+    for i, engine in enumerate(engines):
+        xs = [n + i * width for n in range(len(rows))]
+        for ax, key in zip(axes, ("seconds_per_page", "word_f1"), strict=True):
+            ax.bar(xs, [r["engines"][engine][key] for r in rows], width, label=engine)
+    axes[0].set_ylabel("seconds per page")
+    axes[1].set_ylabel("word F1")
+    axes[0].legend()
+    axes[1].set_xticks([n + 0.4 - width / 2 for n in range(len(rows))])
+    axes[1].set_xticklabels([r["document"][:24] for r in rows], rotation=60, ha="right")
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
