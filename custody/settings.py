@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     s3_region: str = "us-east-1"
     s3_access_key_id: SecretStr | None = None
     s3_secret_access_key: SecretStr | None = None
+    # S3 Object Lock (COMPLIANCE) retention for evidence and ledger objects.
+    s3_object_lock_days: int | None = Field(default=None, ge=1)
 
     # Staging
     staging_dir: Path | None = None

@@ -69,11 +69,22 @@ def client_from_settings(
     )
 
 
+#: What must outlive every operator: signed records, the evidence packets, the
+#: ledger and its checkpoints, the public keys that verify them, and the
+#: sources and texts those records hash. Intake, work and staging are scratch.
+EVIDENCE_PREFIXES = ("records/", "evidence/", "ledger/", "keys/signing/", "sources/", "results/")
+
+
 class S3Store:
     """Objects under ``prefix`` in one bucket."""
 
     def __init__(
-        self, client: Any, bucket: str, prefix: str = "", object_lock_days: int | None = None
+        self,
+        client: Any,
+        bucket: str,
+        prefix: str = "",
+        object_lock_days: int | None = None,
+        lock_prefixes: tuple[str, ...] = ("",),
     ) -> None:
         if object_lock_days is not None and object_lock_days < 1:
             raise ValueError("object_lock_days must be at least 1")
@@ -81,11 +92,15 @@ class S3Store:
         self.bucket = bucket
         self.prefix = f"{prefix.strip('/')}/" if prefix.strip("/") else ""
         self.object_lock_days = object_lock_days
+        # Only keys under these prefixes are locked: evidence, not scratch.
+        self.lock_prefixes = lock_prefixes
 
     @classmethod
     def from_settings(cls, settings: Settings, object_lock_days: int | None = None) -> S3Store:
+        """With ``CUSTODY_S3_OBJECT_LOCK_DAYS``, evidence and ledger objects get retention."""
         client = client_from_settings(settings)
-        return cls(client, settings.s3_bucket, settings.s3_prefix, object_lock_days)
+        days = object_lock_days or settings.s3_object_lock_days
+        return cls(client, settings.s3_bucket, settings.s3_prefix, days, EVIDENCE_PREFIXES)
 
     def __repr__(self) -> str:
         return f"S3Store(bucket={self.bucket!r}, prefix={self.prefix!r})"
@@ -193,7 +208,7 @@ class S3Store:
 
     def _create(self, key: str, body: bytes | BinaryIO) -> bool:
         args: dict[str, Any] = {"Bucket": self.bucket, "Key": self._key(key), "Body": body}
-        if self.object_lock_days is not None:
+        if self.object_lock_days is not None and key.startswith(self.lock_prefixes):
             until = datetime.now(UTC) + timedelta(days=self.object_lock_days)
             args |= {"ObjectLockMode": "COMPLIANCE", "ObjectLockRetainUntilDate": until}
         with _translate(key):

@@ -41,7 +41,7 @@ async def test_s3_pipeline_publishes_and_verifies_on_s3(
     tenant: str,
     s3_endpoint: str,
 ) -> None:
-    """Stage, validate, OCR and publish with every object in S3; the record verifies from S3."""
+    """Every object in S3; evidence objects under Object Lock; the record verifies from S3."""
     settings = make_settings(
         tmp_path,
         temporal_address,
@@ -51,9 +51,10 @@ async def test_s3_pipeline_publishes_and_verifies_on_s3(
         s3_prefix="evidence/",
         s3_access_key_id="test",
         s3_secret_access_key="test",
+        s3_object_lock_days=1,
     )
     store = S3Store.from_settings(settings)
-    store.ensure_bucket()
+    store.ensure_bucket(object_lock=True)
     async with running_pipeline(temporal_client, settings, ocr_engine, store=store) as custody:
         sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
         res = await wait(custody, sub.sha256, tenant=tenant)
@@ -64,3 +65,9 @@ async def test_s3_pipeline_publishes_and_verifies_on_s3(
     assert not store.exists(ids.intake_key(sub.sha256, tenant))
     assert list(store.list(ids.work_prefix(sub.sha256, tenant))) == []
     assert verify_document(store, public_keys(store), sub.sha256, tenant).ok
+    for key in (ids.record_key(sub.sha256, tenant), ids.source_key(sub.sha256, tenant)):
+        head = store.client.head_object(Bucket=store.bucket, Key=store.prefix + key)
+        assert head["ObjectLockMode"] == "COMPLIANCE", key
+    ledger_key = next(iter(store.list(f"ledger/{tenant}/events/")))
+    head = store.client.head_object(Bucket=store.bucket, Key=store.prefix + ledger_key)
+    assert head["ObjectLockMode"] == "COMPLIANCE"
