@@ -231,23 +231,14 @@ async def _pipeline(
     if not wanted:
         yield None
         return
-    from temporalio.common import SearchAttributeKey
-    from temporalio.testing import WorkflowEnvironment
 
-    from custody.converter import data_converter
-    from custody.queues import SEARCH_ATTRIBUTES
-    from starter.stack import temporal_binary
+    from starter.stack import ephemeral_server
     from workers.io import build_io_worker
     from workers.logging import configure_logging
     from workers.ocr import build_ocr_worker
 
     with _stdout_to_stderr():
-        env = await WorkflowEnvironment.start_local(
-            dev_server_existing_path=str(temporal_binary()),
-            search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-            data_converter=data_converter(),
-            dev_server_log_level="error",
-        )
+        env = await ephemeral_server()
     try:
         with tempfile.TemporaryDirectory(prefix="custody-bench-") as home:
             s = _pipeline_settings(settings, Path(home), env.client.service_client.config)

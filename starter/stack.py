@@ -19,12 +19,16 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
+from temporalio.common import SearchAttributeKey
+from temporalio.testing import WorkflowEnvironment
 
+from custody.converter import data_converter
 from custody.errors import ConfigurationError
 from custody.keys import ensure_dev_keyring
 from custody.queues import SEARCH_ATTRIBUTES
@@ -211,3 +215,18 @@ def _is_zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
     except OSError:
         return True
+
+
+async def ephemeral_server(**kwargs: Any) -> WorkflowEnvironment:
+    """A throw-away dev server on a free port with Custody's search attributes.
+
+    For tests and benchmarks: in memory unless ``dev_server_database_filename``
+    is given, and never the embedded stack's state.
+    """
+    return await WorkflowEnvironment.start_local(
+        dev_server_existing_path=str(temporal_binary()),
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+        data_converter=data_converter(),
+        dev_server_log_level="error",
+        **kwargs,
+    )

@@ -15,12 +15,9 @@ from uuid import uuid4
 
 import pytest
 from temporalio.client import Client
-from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
 
-from custody.converter import data_converter
-from custody.queues import SEARCH_ATTRIBUTES
-from starter.stack import temporal_binary
+from starter.stack import ephemeral_server
 
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
@@ -37,12 +34,7 @@ def corpus() -> Path:
 
 @pytest.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=str(temporal_binary()),
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        data_converter=data_converter(),
-        dev_server_log_level="error",
-    )
+    env = await ephemeral_server()
     try:
         yield env
     finally:
