@@ -47,6 +47,7 @@ class PublishActivities:
     def __init__(self, store: ObjectStore, signer: Signer) -> None:
         self._store = store
         self._signer = signer
+        self._key_published = False
 
     @activity.defn(name="custody.publish")
     @coded(Code.STORE_UNAVAILABLE)
@@ -73,7 +74,7 @@ class PublishActivities:
         if not self._store.create(record_key, canonical_json(signed)):
             return self._existing(inp, record_key, attempt)  # lost a race to a twin attempt
         fault_point("publish.after_record")
-        record(
+        event = record(
             self._store,
             inp.tenant,
             "published",
@@ -82,14 +83,16 @@ class PublishActivities:
             record_sha256=hashlib.sha256(canonical_json(signed)).hexdigest(),
             kid=signed.signature.kid,
         )
-        Ledger(self._store, inp.tenant).checkpoint(self._signer)
+        Ledger(self._store, inp.tenant).checkpoint(self._signer, head=event)
         self._clear_work(inp.sha256, inp.tenant)
         return PublishResult(
             record_key=record_key, text_key=text_key, created=True, attempt=attempt
         )
 
     def _sign(self, body: ResultRecord) -> SignedRecord:
-        self._signer.publish(self._store)  # verifiers can always find the key that signed
+        if not self._key_published:  # once per worker: verifiers find the key that signed
+            self._signer.publish(self._store)
+            self._key_published = True
         sig = self._signer.sign(canonical_json(body))
         return SignedRecord(record=body, signature=RecordSignature(**sig.model_dump()))
 

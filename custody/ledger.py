@@ -110,10 +110,15 @@ class Ledger:
     def for_document(self, sha256: str) -> list[Event]:
         return [e for e in self.events() if e.sha256 == sha256]
 
-    def checkpoint(self, signer: Signer) -> Checkpoint:
-        """Sign the current head, so a later truncation of the chain shows."""
-        seqs = self.sequence_numbers()
-        head = self.get(seqs[-1]) if seqs else None
+    def checkpoint(self, signer: Signer, head: Event | None = None) -> Checkpoint:
+        """Sign ``head`` (default: the newest event), so a later truncation shows.
+
+        Appenders pass the event they just wrote, which spares a listing of the
+        whole chain; any event at or before the true head is a valid checkpoint.
+        """
+        if head is None:
+            seqs = self.sequence_numbers()
+            head = self.get(seqs[-1]) if seqs else None
         cp = Checkpoint(
             seq=head.seq if head else 0, hash=head.hash if head else GENESIS, at=datetime.now(UTC)
         )
