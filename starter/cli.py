@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "starter.chaos",
     "starter.keys_cli",
     "starter.codec_server",
+    "starter.ocr_config_cli",
 )
 
 Handler = Callable[[argparse.Namespace, Settings], int]
