@@ -13,6 +13,14 @@ changed byte. Deleting events from the end leaves a valid shorter chain, so
 ``checkpoint`` signs the head from time to time (on every publish); a
 checkpoint beyond the head, or one whose hash differs from the event at its
 sequence number, exposes truncation.
+
+Finding one document's events must not mean reading every event of the
+tenant: before claiming sequence number N for a document's event, the appender
+creates the marker ``ledger/<scope>/by-doc/<sha256>/<N>``. Written first, the
+index can only over-point (a marker whose race was lost names another
+document's event, and readers check ``sha256``), never miss. Ledgers begun
+before the index record where it starts (``index-from``); events before that
+are found by a scan, as they always were.
 """
 
 from __future__ import annotations
@@ -74,16 +82,21 @@ class Ledger:
         self._store = store
         self.tenant = tenant
         self._head_key = f"{_prefix(tenant)}head.json"
+        self._indexed = False
 
     def append(self, kind: str, **fields: object) -> Event:
         """Append one event after the current head; safe against concurrent writers."""
         seq = self._hinted_head()
+        sha256 = fields.get("sha256")
         for _ in range(_MAX_RACE):
             while self._store.exists(event_key(self.tenant, seq + 1)):
                 seq += 1
+            self._index_from(seq + 1)  # at the true head, so no older event is left out
             prev = self.get(seq).hash if seq > 0 else GENESIS
             event = Event(seq=seq + 1, prev=prev, at=datetime.now(UTC), kind=kind, **fields)  # type: ignore[arg-type]
             event = event.model_copy(update={"hash": event.body_hash()})
+            if isinstance(sha256, str):
+                self._store.create(self._marker(sha256, event.seq), b"")
             if self._store.create(event_key(self.tenant, event.seq), canonical_json(event)):
                 self._store.put(self._head_key, str(event.seq).encode())
                 return event
@@ -108,7 +121,51 @@ class Ledger:
             yield self.get(seq)
 
     def for_document(self, sha256: str) -> list[Event]:
-        return [e for e in self.events() if e.sha256 == sha256]
+        """The document's events in order: from the index, plus a scan of what predates it."""
+        start = self._indexed_from()
+        found: dict[int, Event] = {}
+        if start is None or start > 1:
+            older = (s for s in self.sequence_numbers() if start is None or s < start)
+            found.update((s, e) for s in older if (e := self._readable(s)) is not None)
+        if start is not None:
+            for seq in self.indexed_seqs(sha256):
+                if seq not in found and (event := self._readable(seq)) is not None:
+                    found[seq] = event
+        return [found[s] for s in sorted(found) if found[s].sha256 == sha256]
+
+    def _readable(self, seq: int) -> Event | None:
+        """The event, or None when it is absent or no longer parses (verification reports it)."""
+        try:
+            return self.get(seq)
+        except (KeyError, ValueError):
+            return None
+
+    def indexed_seqs(self, sha256: str) -> list[int]:
+        """Sequence numbers the index names for this document (some may be other documents')."""
+        prefix = f"{_prefix(self.tenant)}by-doc/{sha256}/"
+        return [int(key[len(prefix) :]) for key in self._store.list(prefix)]
+
+    def has(self, seq: int) -> bool:
+        return self._store.exists(event_key(self.tenant, seq))
+
+    def newest_checkpoint(self) -> Checkpoint | None:
+        keys = list(self._store.list(f"{_prefix(self.tenant)}checkpoints/"))
+        return Checkpoint.model_validate_json(self._store.get(keys[-1])) if keys else None
+
+    def _marker(self, sha256: str, seq: int) -> str:
+        return f"{_prefix(self.tenant)}by-doc/{sha256}/{seq:012d}"
+
+    def _index_from(self, seq: int) -> None:
+        """Record, once, the first sequence number the by-document index covers."""
+        if not self._indexed:
+            self._store.create(f"{_prefix(self.tenant)}index-from", str(max(seq, 1)).encode())
+            self._indexed = True
+
+    def _indexed_from(self) -> int | None:
+        try:
+            return int(self._store.get(f"{_prefix(self.tenant)}index-from"))
+        except (KeyError, ValueError):
+            return None
 
     def checkpoint(self, signer: Signer, head: Event | None = None) -> Checkpoint:
         """Sign ``head`` (default: the newest event), so a later truncation shows.

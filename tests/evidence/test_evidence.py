@@ -240,3 +240,43 @@ def test_evidence_concurrent_appends_from_processes_never_fork(tmp_path: Path) -
     store = LocalStore(tmp_path)
     assert Ledger(store, "t").sequence_numbers() == list(range(1, 101))
     assert verify_ledger(store, {}, "t").ok
+
+
+class _CountingStore(LocalStore):
+    """The real local store, counting reads, to show how much of the chain a lookup touches."""
+
+    gets = 0
+
+    def get(self, key: str) -> bytes:
+        type(self).gets += 1
+        return super().get(key)
+
+
+def test_evidence_document_events_come_from_the_index_not_a_scan(tmp_path: Path) -> None:
+    """One document's events are found by reading them, not the tenant's whole chain."""
+    store = _CountingStore(tmp_path)
+    ledger = Ledger(store, "t")
+    mine = "a" * 64
+    ledger.append("validated", sha256=mine)
+    for n in range(150):
+        ledger.append("validated", sha256=f"{n:064x}")
+    ledger.append("published", sha256=mine)
+    _CountingStore.gets = 0
+    assert [e.kind for e in Ledger(store, "t").for_document(mine)] == ["validated", "published"]
+    assert _CountingStore.gets < 10
+
+
+def test_evidence_ledger_from_before_the_index_is_still_searched(tmp_path: Path) -> None:
+    """Events written before the index existed are found by a scan; later ones by the index."""
+    store = LocalStore(tmp_path)
+    ledger = Ledger(store, "t")
+    mine = "b" * 64
+    ledger.append("validated", sha256=mine)
+    ledger.append("validated", sha256="c" * 64)
+    for marker in (tmp_path / "ledger" / "t" / "by-doc").rglob("*"):
+        if marker.is_file():
+            marker.unlink()
+    (tmp_path / "ledger" / "t" / "index-from").write_text("3")  # as if indexing began at 3
+    Ledger(store, "t").append("published", sha256=mine)
+    assert [e.seq for e in Ledger(store, "t").for_document(mine)] == [1, 3]
+    assert verify_ledger(store, {}, "t").ok
