@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
@@ -71,6 +72,8 @@ class Settings(BaseSettings):
     s3_secret_access_key: SecretStr | None = None
     # S3 Object Lock (COMPLIANCE) retention for evidence and ledger objects.
     s3_object_lock_days: int | None = Field(default=None, ge=1)
+    # SSE-KMS on every write (custody.stores.s3), under this KMS key ID or ARN.
+    s3_sse_kms_key_id: str | None = None
 
     # Staging
     staging_dir: Path | None = None
@@ -96,6 +99,19 @@ class Settings(BaseSettings):
     admission_source_rate: float = Field(default=20.0, gt=0)  # per source, documents/s
     admission_source_burst: int = Field(default=100, ge=1)
     admission_refresh_s: float = Field(default=1.0, ge=0)  # how stale a waiting count may be
+    # Past the bounds, park work under manual/ for an operator instead of refusing it.
+    admission_manual_lane: bool = False
+    # Accepted -> searchable target; the edge reports the share of documents within it.
+    intake_slo_s: float = Field(default=900.0, gt=0)
+    # How often workers re-read the live pool limits (starter.pools).
+    pool_refresh_s: float = Field(default=5.0, gt=0)
+    # Prometheus endpoints of the workers (None: off); each also serves the SDK's metrics.
+    io_metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    ocr_metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    metrics_host: str = "127.0.0.1"
+    # OpenTelemetry tracing across edge, workflow and activities: off by default.
+    otel: bool = False
+    otel_endpoint: str | None = None  # OTLP/HTTP traces URL; None: spans to stderr
 
     # Evidence signing (Ed25519): an environment secret, or key files in a folder.
     signing_key: SecretStr | None = None
@@ -104,6 +120,9 @@ class Settings(BaseSettings):
     # Keys (custody.keys): a 0700 folder of key files, or one JSON secret that wins over it.
     keys_dir: Path | None = None  # default CUSTODY_HOME/keys
     keys_json: SecretStr | None = None
+    # Drain window after upgrading to signed references (custody.refs): until this
+    # time, unsigned references of workflows started before the upgrade are accepted.
+    refs_unsigned_until: datetime | None = None
     # The Web UI's codec server (starter.codec_server): bearer token and port.
     codec_token: SecretStr | None = None  # default: the keyring's token
     codec_port: int | None = Field(default=None, ge=1, le=65535)  # default: UI port + 1

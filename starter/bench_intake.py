@@ -3,7 +3,8 @@
 Starts its own Temporal dev server (state in a temporary folder) and the edge
 on 127.0.0.1 in this process. By default no worker runs, so every accepted
 document stays waiting and the admission bounds are what shape the answers;
-``--drain`` adds the I/O worker so rejected-as-corrupt bench bodies drain.
+``--drain`` adds the I/O and OCR workers (real EasyOCR), waits up to the SLO
+for the waiting set to empty, and reports the share searchable within it.
 It uploads one large generated body first and samples this process's RSS
 meanwhile (the edge must stream, not buffer), then the burst.
 """
@@ -13,22 +14,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-import os
-import random
 import shutil
 import tempfile
-import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
+from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
 from activities.scratch import StagingArea
 from custody.converter import data_converter
@@ -36,12 +36,15 @@ from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Limits, Settings
 from custody.stores.local import LocalStore
 from starter import tenants
+from starter.admission import Admission
 from starter.api import CustodyClient, _handle
+from starter.bench_rss import MB, big_upload
 from starter.edge import create_app
+from starter.slo import SloTracker
 from starter.stack import temporal_binary
 from workers.io import build_io_worker
+from workers.ocr import build_ocr_worker
 
-_MB = 1 << 20
 _IN_FLIGHT = 16
 
 
@@ -50,13 +53,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rate", type=float, default=200.0, help="arrivals per second")
     parser.add_argument("--sources", type=int, default=4, help="distinct source ids")
     parser.add_argument("--max-waiting", type=int, default=100, help="admission bound")
-    parser.add_argument("--big-mb", type=int, default=200, help="size of the large upload")
-    parser.add_argument("--drain", action="store_true", help="run the I/O worker too")
+    parser.add_argument("--big-mb", type=int, default=1024, help="size of the large upload")
+    parser.add_argument("--drain", action="store_true", help="run the I/O and OCR workers too")
+    parser.add_argument("--slo", type=float, default=None, help="intake SLO, s (default: setting)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds, all in")
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     args.burst = min(args.burst, 5000)  # bounded in count, whatever was asked
+    args.slo = args.slo or settings.intake_slo_s
     report = asyncio.run(asyncio.wait_for(_bench(args), args.timeout))
     for name, value in report.items():
         print(f"{name:<28} {value}")
@@ -67,16 +72,21 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 async def _bench(args: argparse.Namespace) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix="custody-bench-"))
     try:
-        async with _stack(home, args) as (client, base):
+        async with _stack(home, args) as (client, admission, slo, base):
             tenant, key = tenants.add(client.store, "bench")
             headers = {"Authorization": f"Bearer {key}"}
             limits = httpx.Limits(max_connections=_IN_FLIGHT)
             async with httpx.AsyncClient(
-                base_url=base, headers=headers, timeout=120, limits=limits
+                base_url=base, headers=headers, timeout=600, limits=limits
             ) as http:
-                growth, big_status = await _big_upload(http, args.big_mb)
-                results = await _burst(http, args)
+                growth, big_status = await big_upload(http, args.big_mb)
+                async with _queue_age(admission) as age:
+                    results = await _burst(http, args)
+                    if args.drain:  # give the workers the time the SLO allows, no more
+                        await _drained(admission, args.slo)
+                await http.get("/metrics")  # the edge counts what was published
             lost = await _lost(client, [r[2] for r in results if r[0] == 202], tenant.name)
+            share, published = slo.share, slo.published
     finally:
         shutil.rmtree(home, ignore_errors=True)
     latencies = sorted(r[1] for r in results)
@@ -92,6 +102,11 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
         "p99_admission_ms": _ms(latencies, 0.99),
         "p50_202_ms": _ms(sorted(r[1] for r in results if r[0] == 202), 0.50),
         "p50_429_ms": _ms(sorted(r[1] for r in results if r[0] == 429), 0.50),
+        "max_queue_age_s": round(age["max_s"], 2),
+        "intake_slo_s": args.slo,
+        "queue_age_within_slo": age["max_s"] <= args.slo,
+        "published_in_run": published,
+        "searchable_within_slo": "n/a (none published)" if share is None else round(share, 3),
         "big_upload_mb": args.big_mb,
         "big_upload_status": big_status,
         "rss_growth_mb": round(growth, 1),
@@ -100,7 +115,9 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def _stack(home: Path, args: argparse.Namespace) -> AsyncIterator[tuple[CustodyClient, str]]:
+async def _stack(
+    home: Path, args: argparse.Namespace
+) -> AsyncIterator[tuple[CustodyClient, Admission, SloTracker, str]]:
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=str(temporal_binary()),
         search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
@@ -112,65 +129,69 @@ async def _stack(home: Path, args: argparse.Namespace) -> AsyncIterator[tuple[Cu
         temporal_address=str(env.client.service_client.config.target_host),
         admission_max_waiting=args.max_waiting,
         admission_refresh_s=0.25,
-        limits=Limits(max_bytes=(args.big_mb + 1) * _MB),
+        admission_max_bytes=(args.big_mb + 64) * MB * 2,
+        intake_slo_s=args.slo,
+        limits=Limits(max_bytes=(args.big_mb + 1) * MB),
     )
     store = LocalStore(settings.objects_dir)
     client = CustodyClient(temporal=env.client, store=store, settings=settings)
-    config = uvicorn.Config(create_app(client), host="127.0.0.1", port=0, log_level="warning")
+    admission = Admission(client)
+    app = create_app(client, admission)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())
     try:
         while not server.started:
             await asyncio.sleep(0.05)
         port = server.servers[0].sockets[0].getsockname()[1]
-        worker = build_io_worker(env.client, settings, store, StagingArea(settings.staging_path))
-        if args.drain:
-            async with worker:
-                yield client, f"http://127.0.0.1:{port}"
-        else:
-            yield client, f"http://127.0.0.1:{port}"
+        slo = app.state.edge.slo
+        async with AsyncExitStack() as workers:
+            if args.drain:
+                for worker in _workers(env.client, settings, store):
+                    await workers.enter_async_context(worker)
+            yield client, admission, slo, f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         await serving
         await env.shutdown()
 
 
-async def _big_upload(http: httpx.AsyncClient, big_mb: int) -> tuple[float, int]:
-    """RSS growth (MB) of this process while one large body streams through the edge."""
+def _workers(client: Client, settings: Settings, store: LocalStore) -> list[Worker]:
+    from activities.ocr_engine import EasyOcrEngine  # torch: only when asked to drain
 
-    async def body() -> AsyncIterator[bytes]:
-        chunk = bytearray(os.urandom(_MB))
-        for i in range(big_mb):
-            chunk[:8] = b"%PDF-1.7" if i == 0 else i.to_bytes(8, "big")
-            yield bytes(chunk)
-
-    with _rss_peak() as peak:
-        headers = {"Content-Type": "application/pdf", "Content-Length": str(big_mb * _MB)}
-        resp = await http.put("/v1/documents", content=body(), headers=headers)
-    return peak["growth_mb"], resp.status_code
+    area = StagingArea(settings.staging_path)
+    engine = EasyOcrEngine(torch_threads=settings.effective_torch_threads())
+    engine.reader()
+    return [
+        build_io_worker(client, settings, store, area),
+        build_ocr_worker(client, settings, store, area, engine),
+    ]
 
 
-@contextmanager
-def _rss_peak() -> Iterator[dict[str, float]]:
-    out: dict[str, float] = {"growth_mb": 0.0}
-    base, stop = _rss_mb(), threading.Event()
+@asynccontextmanager
+async def _queue_age(admission: Admission) -> AsyncIterator[dict[str, float]]:
+    """The oldest waiting document's age, sampled each 0.25 s; ``max_s`` is the worst seen."""
+    out = {"max_s": 0.0}
 
-    def sample() -> None:
-        while not stop.wait(0.01):
-            out["growth_mb"] = max(out["growth_mb"], _rss_mb() - base)
+    async def sample() -> None:
+        while True:
+            stats = await admission.refresh()
+            out["max_s"] = max(out["max_s"], stats.oldest_age_s)
+            await asyncio.sleep(0.25)
 
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
+    task = asyncio.create_task(sample())
     try:
         yield out
     finally:
-        stop.set()
-        thread.join()
+        task.cancel()
+        out["max_s"] = max(out["max_s"], (await admission.refresh(force=True)).oldest_age_s)
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / _MB
+async def _drained(admission: Admission, within_s: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while loop.time() < deadline and (await admission.refresh(force=True)).documents:
+        await asyncio.sleep(1.0)
 
 
 async def _burst(http: httpx.AsyncClient, args: argparse.Namespace) -> list[tuple[int, float, str]]:
@@ -195,9 +216,10 @@ async def _burst(http: httpx.AsyncClient, args: argparse.Namespace) -> list[tupl
 
 
 def _png(seed: int) -> bytes:
-    rng = random.Random(seed)
-    img = Image.new("L", (32, 32), 255)
-    img.putdata([rng.randrange(256) for _ in range(32 * 32)])
+    """A small page with a line of text (OCR has something to read when draining)."""
+    img = Image.new("L", (360, 60), 255)
+    font = ImageFont.load_default(size=28)
+    ImageDraw.Draw(img).text((10, 12), f"REFERRAL {seed:06d}", fill=0, font=font)
     out = io.BytesIO()
     img.save(out, format="PNG")
     return out.getvalue()

@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "starter.tenants",
     "starter.edge",
     "starter.admission_cli",
+    "starter.pools_cli",
     "starter.chaos",
     "starter.keys_cli",
     "starter.codec_server",

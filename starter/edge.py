@@ -19,25 +19,27 @@ import time
 from typing import Any
 
 import uvicorn
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from temporalio.client import WorkflowExecutionStatus
-from temporalio.common import SearchAttributeKey
-from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.errors import AdmissionRejected, CustodyError
-from custody.models import DocState
-from custody.queues import SA_STATE
 from custody.settings import Settings
-from starter import metrics, queries, tenants
+from custody.stores import StoreUnavailable, open_store
+from starter import edge_read, manual, metrics, tenants, tracing
 from starter.admission import Admission
-from starter.api import CustodyClient, NotFound, _handle, submit
+from starter.api import CustodyClient, NotFound, submit
 from starter.intake import Idempotency, UploadError, private_dir, read_options, stage_body
 from starter.openapi import SPEC
+from starter.slo import SloTracker
+
+STORE_RETRY_S = 5.0
+_TRACER = trace.get_tracer("custody.edge")
 
 
 def error(status: int, code: str, message: str, retry_after: float | None = None) -> JSONResponse:
@@ -52,6 +54,7 @@ class Edge:
         self.client, self.admission = client, admission
         self.idempotency = Idempotency(client.store)
         self.folder = private_dir(client.settings.staging_path)
+        self.slo = SloTracker(client)
 
     def _tenant(self, request: Request) -> tenants.Tenant:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -66,7 +69,11 @@ class Edge:
 
     async def upload(self, request: Request) -> Response:
         started = time.perf_counter()
-        response = await self._upload(request)
+        # The trace's root when tracing is on (a no-op span when it is off):
+        # the SDK's interceptor hangs StartWorkflow and all that follows below it.
+        with _TRACER.start_as_current_span("custody.upload", kind=SpanKind.SERVER) as span:
+            response = await self._upload(request)
+            span.set_attribute("http.status_code", response.status_code)
         metrics.UPLOAD_SECONDS.labels(str(response.status_code)).observe(
             time.perf_counter() - started
         )
@@ -80,13 +87,7 @@ class Edge:
             return error(err.status, err.code, err.message)
         staged = None
         try:
-            # Refuse before reading the body when the answer is already "no":
-            # a client under backpressure should not have to upload to learn it.
-            await self.admission.precheck(
-                opts["length"] or 0,
-                opts["source_id"] or tenant.name,
-                priority=opts["priority"] and tenant.priority,
-            )
+            await self._precheck(tenant, opts)
             staged = await stage_body(
                 request.stream(),
                 self.folder,
@@ -101,6 +102,12 @@ class Edge:
         except UploadError as err:
             return error(err.status, err.code, err.message)
         except AdmissionRejected as err:
+            if staged is not None and self._to_manual_lane(err):
+                await asyncio.to_thread(
+                    manual.park_staged, self.client.store, staged, tenant.name, opts, err.reason
+                )
+                metrics.MANUAL_LANE.labels(err.reason).inc()
+                return _accepted(manual.answer(staged.sha256))
             status = 503 if err.reason == "paused" else 429
             return error(status, f"ADMISSION_{err.reason.upper()}", err.detail, err.retry_after)
         except CustodyError as err:
@@ -109,6 +116,22 @@ class Edge:
         finally:
             if staged is not None:
                 staged.path.unlink(missing_ok=True)
+
+    async def _precheck(self, tenant: tenants.Tenant, opts: dict[str, Any]) -> None:
+        # Refuse before reading the body when the answer is already "no":
+        # a client under backpressure should not have to upload to learn it.
+        try:
+            await self.admission.precheck(
+                opts["length"] or 0,
+                opts["source_id"] or tenant.name,
+                priority=opts["priority"] and tenant.priority,
+            )
+        except AdmissionRejected as err:
+            if not self._to_manual_lane(err):  # else the body is parked once read
+                raise
+
+    def _to_manual_lane(self, err: AdmissionRejected) -> bool:
+        return self.client.settings.admission_manual_lane and err.reason in manual.LANE_REASONS
 
     async def _accept(
         self, tenant: tenants.Tenant, opts: dict[str, Any], path: Any, sha: str
@@ -122,14 +145,22 @@ class Edge:
                 )
             if seen is not None:
                 return _accepted(seen["answer"])
-        sub = await submit(
-            self.client,
-            path,
-            source_id=opts["source_id"],
-            tenant=tenant.name,
-            admission=self.admission,
-            priority=opts["priority"] and tenant.priority,
-        )
+        try:
+            sub = await submit(
+                self.client,
+                path,
+                source_id=opts["source_id"],
+                tenant=tenant.name,
+                admission=self.admission,
+                priority=opts["priority"] and tenant.priority,
+            )
+        except AdmissionRejected:
+            raise  # nothing was reserved
+        except BaseException:
+            # Admitted, then the store or Temporal failed (or the client left):
+            # give the place back now instead of holding it until the grace expires.
+            self.admission.release(ids.workflow_id(sha, tenant.name))
+            raise
         answer = {
             "sha256": sub.sha256,
             "state": sub.state.value,
@@ -149,60 +180,26 @@ class Edge:
         sha = request.path_params["sha256"]
         try:
             ids.check_sha256(sha)
-            body = await self._state(sha, tenant.name)
+            body = await edge_read.document_view(self.client, sha, tenant.name)
         except CustodyError:
             return error(400, "BAD_SHA256", "not a lower-case hex SHA-256")
         except NotFound:
             return error(404, "NOT_FOUND", "no such document")
-        if body["state"] == DocState.PUBLISHED:
-            res = await asyncio.to_thread(queries.result, self.client, sha, tenant.name)
-            body["result"] = {
-                "text": res.text,
-                "mean_confidence": res.record.mean_confidence,
-                "pages": [
-                    {"page": p.page, "mean_confidence": p.mean_confidence} for p in res.pages
-                ],
-            }
         return JSONResponse(body)
-
-    async def _state(self, sha: str, tenant: str) -> dict[str, Any]:
-        """A running document's state from its search attribute, others via ``queries``.
-
-        The search attribute answers even when no worker is polling (a query
-        would wait for one), so a backlog never slows this endpoint down.
-        """
-        try:
-            desc = await _handle(self.client, sha, tenant).describe()
-        except RPCError as err:
-            if err.status != RPCStatusCode.NOT_FOUND:
-                raise
-            desc = None
-        if desc is not None and desc.status == WorkflowExecutionStatus.RUNNING:
-            state = desc.typed_search_attributes.get(SearchAttributeKey.for_keyword(SA_STATE))
-            return {
-                "sha256": sha,
-                "state": state or "accepted",
-                "code": None,
-                "pages": 0,
-                "running": True,
-                "result": None,
-            }
-        view = await queries.status(self.client, sha, tenant)
-        return {
-            "sha256": sha,
-            "state": view.state.value,
-            "code": view.code,
-            "pages": view.pages,
-            "running": view.running,
-            "result": None,
-        }
 
     async def openapi(self, request: Request) -> Response:
         return JSONResponse(SPEC)
 
     async def metrics(self, request: Request) -> Response:
         await self.admission.refresh()
+        await self.slo.refresh()
         return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+async def _store_unavailable(request: Request, exc: Exception) -> Response:
+    # The store is down (tenants, staging, idempotency all live there): a coded
+    # 503 the client retries, not a bare 500. No detail: it is the backend's.
+    return error(503, "STORE_UNAVAILABLE", "storage is unavailable; retry later", STORE_RETRY_S)
 
 
 def _accepted(answer: dict[str, Any]) -> JSONResponse:
@@ -212,14 +209,17 @@ def _accepted(answer: dict[str, Any]) -> JSONResponse:
 
 def create_app(client: CustodyClient, admission: Admission | None = None) -> Starlette:
     edge = Edge(client, admission or Admission(client))
-    return Starlette(
+    app = Starlette(
+        exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[
             Route("/v1/documents", edge.upload, methods=["PUT", "POST"]),
             Route("/v1/documents/{sha256}", edge.document, methods=["GET"]),
             Route("/openapi.json", edge.openapi, methods=["GET"]),
             Route("/metrics", edge.metrics, methods=["GET"]),
-        ]
+        ],
     )
+    app.state.edge = edge  # for embedders (the bench) that read its trackers
+    return app
 
 
 # ---- CLI: custody serve -------------------------------------------------------------
@@ -234,7 +234,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     async def go() -> None:
-        client = await CustodyClient.connect(settings)
+        temporal = await tracing.connect(settings, "custody-edge")
+        client = CustodyClient(temporal=temporal, store=open_store(settings), settings=settings)
         config = uvicorn.Config(
             create_app(client), host=args.host, port=args.port, log_level="warning"
         )

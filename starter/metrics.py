@@ -55,3 +55,25 @@ UPLOAD_BYTES = Counter(
     "Bytes received by the edge in accepted uploads",
     registry=REGISTRY,
 )
+INTAKE_SLO = Gauge(
+    "custody_intake_slo_seconds",
+    "The configured accepted-to-searchable target (CUSTODY_INTAKE_SLO_S)",
+    registry=REGISTRY,
+)
+SEARCHABLE = Counter(
+    "custody_documents_searchable",
+    "Documents published since this edge started, by whether they met the intake SLO",
+    ["within_slo"],
+    registry=REGISTRY,
+)
+SLO_SHARE = Gauge(
+    "custody_searchable_within_slo_ratio",
+    "Share of the documents published since this edge started that met the intake SLO",
+    registry=REGISTRY,
+)
+MANUAL_LANE = Counter(
+    "custody_manual_lane",
+    "Uploads past the admission bounds parked in the manual lane, by reason code",
+    ["reason"],
+    registry=REGISTRY,
+)

@@ -55,7 +55,8 @@ _UPLOAD: dict[str, Any] = {
     },
     "responses": {
         "202": {
-            "description": "accepted (or already known)",
+            "description": "accepted (or already known), or parked in the manual lane "
+            "(state 'manual', no workflow) when the bounds are reached and the lane is on",
             "headers": {"Location": {"schema": {"type": "string"}}},
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Accepted"}}},
         },
@@ -66,7 +67,11 @@ _UPLOAD: dict[str, Any] = {
         "415": _error("unsupported or mismatched content type"),
         "422": _error("Idempotency-Key reused with a different body"),
         "429": _error("admission bounds reached; retry later", retry_after=True),
-        "503": _error("admission paused by an operator", retry_after=True),
+        "503": _error(
+            "admission paused by an operator (ADMISSION_PAUSED) or storage unavailable "
+            "(STORE_UNAVAILABLE)",
+            retry_after=True,
+        ),
     },
 }
 
@@ -104,6 +109,7 @@ SPEC: dict[str, Any] = {
                     "401": _error("missing or invalid API key"),
                     "403": _error("revoked API key"),
                     "404": _error("no such document for this tenant"),
+                    "503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True),
                 },
             }
         },
@@ -129,7 +135,7 @@ SPEC: dict[str, Any] = {
                 "properties": {
                     "sha256": {"type": "string"},
                     "state": {"type": "string"},
-                    "workflow_id": {"type": "string"},
+                    "workflow_id": {"type": "string", "nullable": True},
                     "deduplicated": {"type": "boolean"},
                 },
             },

@@ -1,4 +1,4 @@
-"""One canonical log line per activity attempt, bound to workflow ID and SHA-256."""
+"""One canonical log line and the pipeline metrics per activity attempt (workflow ID, SHA-256)."""
 
 from __future__ import annotations
 
@@ -7,22 +7,33 @@ from typing import Any
 
 import structlog
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.client import Client
 from temporalio.worker import (
     ActivityInboundInterceptor,
     ExecuteActivityInput,
     Interceptor,
 )
 
+from workers import metrics
+
 log = structlog.get_logger("custody.activity")
 
 
 class CanonicalLogInterceptor(Interceptor):
+    """``client``, when given, lets metrics look up a workflow's start time."""
+
+    def __init__(self, client: Client | None = None) -> None:
+        self._client = client
+
     def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
-        return _ActivityLog(next)
+        return _ActivityLog(next, self._client)
 
 
 class _ActivityLog(ActivityInboundInterceptor):
+    def __init__(self, next: ActivityInboundInterceptor, client: Client | None) -> None:
+        super().__init__(next)
+        self._client = client
+
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         info = activity.info()
         sha256 = getattr(input.args[0], "sha256", None) if input.args else None
@@ -33,15 +44,17 @@ class _ActivityLog(ActivityInboundInterceptor):
             "attempt": info.attempt,
         }
         started = time.monotonic()
-        outcome, code = "ok", None
+        arg = input.args[0] if input.args else None
+        outcome, code, retryable, result = "ok", None, False, None
+        metrics.activity_started(self._client)
         try:
-            return await self.next.execute_activity(input)
-        except ApplicationError as err:
-            outcome, code = "failed", err.type
-            raise
+            result = await self.next.execute_activity(input)
+            return result
         except BaseException as err:
-            outcome, code = "failed", type(err).__name__
+            code, retryable = metrics.classify(err)
+            outcome = "failed"
             raise
         finally:
             ms = round((time.monotonic() - started) * 1000, 1)
             log.info("activity", **fields, outcome=outcome, code=code, ms=ms)
+            metrics.activity_done(arg, result, code, retryable)

@@ -20,8 +20,10 @@ from activities.validation import ValidationActivities
 from custody.settings import Settings
 from custody.signing import signer_from_settings
 from custody.stores import ObjectStore, open_store
+from starter.pools import MAX_LIMIT
 from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
 from workers.logging import configure_logging
+from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 from workflows.document import DocumentWorkflow
 
 
@@ -43,8 +45,10 @@ def build_io_worker(
         task_queue=settings.io_task_queue,
         workflows=[DocumentWorkflow],
         activities=io_activities(settings, store, area),
-        activity_executor=ThreadPoolExecutor(settings.io_concurrency),
-        max_concurrent_activities=settings.io_concurrency,
+        # Threads up to the ceiling; the live limit decides how many are busy.
+        activity_executor=ThreadPoolExecutor(MAX_LIMIT),
+        tuner=live_tuner(pool_supplier(settings, store, "io")),
+        activity_task_poller_behavior=ACTIVITY_POLLERS,
         interceptors=INTERCEPTORS,
     )
 
@@ -54,7 +58,7 @@ async def main() -> None:
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
-    client = await connect(settings)
+    client = await connect(settings, settings.io_metrics_port)
     await run_until_signalled(build_io_worker(client, settings, store, area), sweeper.stop)
 
 

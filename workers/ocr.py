@@ -20,8 +20,11 @@ from activities.ocr_engine import EasyOcrEngine, OcrEngine
 from activities.scratch import StagingArea
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
-from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
+from starter.pools import MAX_LIMIT
+from workers.common import connect, run, run_until_signalled, start_staging
+from workers.interceptors import CanonicalLogInterceptor
 from workers.logging import configure_logging
+from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 
 log = structlog.get_logger("custody.worker")
 
@@ -34,9 +37,11 @@ def build_ocr_worker(
         client,
         task_queue=settings.ocr_task_queue,
         activities=[ocr.recognise],
-        activity_executor=ThreadPoolExecutor(settings.ocr_concurrency),
-        max_concurrent_activities=settings.ocr_concurrency,
-        interceptors=INTERCEPTORS,
+        # Threads up to the ceiling; the live limit decides how many are busy.
+        activity_executor=ThreadPoolExecutor(MAX_LIMIT),
+        tuner=live_tuner(pool_supplier(settings, store, "ocr")),
+        activity_task_poller_behavior=ACTIVITY_POLLERS,
+        interceptors=[CanonicalLogInterceptor(client)],
     )
 
 
@@ -51,7 +56,7 @@ async def main() -> None:
     engine = EasyOcrEngine(torch_threads=settings.effective_torch_threads())
     engine.reader()  # load the model now: fail fast, and the first page does not pay
     log.info("ocr_engine_ready", engine=engine.name, version=engine.version)
-    client = await connect(settings)
+    client = await connect(settings, settings.ocr_metrics_port)
     await run_until_signalled(build_ocr_worker(client, settings, store, area, engine), sweeper.stop)
 
 

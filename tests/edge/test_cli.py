@@ -1,4 +1,4 @@
-"""The ``custody tenants`` and ``custody admission`` command groups, run in-process."""
+"""The ``custody tenants``, ``admission`` and ``pools`` command groups, run in-process."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from custody.stores import open_store
 from starter import tenants
 from starter.admission import is_paused
 from starter.cli import _parser
+from starter.pools import read_limits
 from tests.edge.conftest import SettingsFactory
 
 
@@ -44,3 +45,19 @@ def test_admission_cli_pause_and_resume_are_stored(settings_for: SettingsFactory
     paused = is_paused(store)
     _run(["admission", "resume"], settings)
     assert paused is True and is_paused(store) is False
+
+
+def test_pools_cli_set_status_reset_and_bounds(
+    settings_for: SettingsFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``pools set`` stores a live limit, ``status`` shows it with defaults, ``reset`` drops it."""
+    settings = settings_for(ocr_concurrency=1, io_concurrency=8)
+    assert _run(["pools", "set", "ocr", "2", "--json"], settings) == 0
+    after_set = json.loads(capsys.readouterr().out)
+    assert _run(["pools", "set", "ocr", "0", "--json"], settings) == 2  # out of range
+    capsys.readouterr()
+    assert _run(["pools", "reset", "ocr", "--json"], settings) == 0
+    after_reset = json.loads(capsys.readouterr().out)
+    assert after_set["limits"] == {"ocr": 2, "io": 8} and after_set["overridden"] == ["ocr"]
+    assert after_reset["limits"] == {"ocr": 1, "io": 8} and after_reset["overridden"] == []
+    assert read_limits(open_store(settings)) == {}
