@@ -103,7 +103,7 @@ class Settings(BaseSettings):
     admission_manual_lane: bool = False
     # Accepted -> searchable target; the edge reports the share of documents within it.
     intake_slo_s: float = Field(default=900.0, gt=0)
-    # How often workers re-read the live pool limits (starter.pools).
+    # How often workers re-read the live pool limits (custody.pools).
     pool_refresh_s: float = Field(default=5.0, gt=0)
     # Prometheus endpoints of the workers (None: off); each also serves the SDK's metrics.
     io_metrics_port: int | None = Field(default=None, ge=1, le=65535)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from custody.pools import MAX_LIMIT, POOLS, effective_limits, read_limits, set_limit
 from custody.settings import Settings
 from custody.stores import open_store
 from starter import commands
-from starter.pools import MAX_LIMIT, POOLS, effective_limits, read_limits, set_limit
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -17,10 +17,10 @@ from activities.publish import PublishActivities
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
+from custody.pools import MAX_LIMIT
 from custody.settings import Settings
 from custody.signing import signer_from_settings
 from custody.stores import ObjectStore, open_store
-from starter.pools import MAX_LIMIT
 from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
 from workers.logging import configure_logging
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier

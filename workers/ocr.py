@@ -18,9 +18,9 @@ from temporalio.worker import Worker
 from activities.ocr import OcrActivities
 from activities.ocr_engine import EasyOcrEngine, OcrEngine
 from activities.scratch import StagingArea
+from custody.pools import MAX_LIMIT
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
-from starter.pools import MAX_LIMIT
 from workers.common import connect, run, run_until_signalled, start_staging
 from workers.interceptors import CanonicalLogInterceptor
 from workers.logging import configure_logging

@@ -33,9 +33,9 @@ from temporalio.worker import (
     WorkerTuner,
 )
 
+from custody.pools import MAX_LIMIT, Pool, default_limit, read_limits
 from custody.settings import Settings
 from custody.stores import ObjectStore
-from starter.pools import MAX_LIMIT, Pool, default_limit, read_limits
 
 log = structlog.get_logger("custody.worker")
 

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
+from custody.pools import read_limits
 from custody.settings import Settings
 from custody.stores import open_store
 from starter import tenants
 from starter.admission import is_paused
 from starter.cli import _parser
-from starter.pools import read_limits
 from tests.edge.conftest import SettingsFactory
 
 

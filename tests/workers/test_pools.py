@@ -14,8 +14,8 @@ from temporalio import activity, workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from custody.pools import MAX_LIMIT, read_limits, set_limit
 from custody.stores.local import LocalStore
-from starter.pools import MAX_LIMIT, read_limits, set_limit
 from starter.pools_cli import register  # noqa: F401  (the CLI module imports cleanly)
 from tests.helpers import make_settings
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
