@@ -35,6 +35,7 @@ from activities.scratch import StagingArea
 from custody import ids
 from custody.errors import Code, Quarantined
 from custody.models import OcrInput, OcrResult, PageText
+from custody.refs import RefKeys
 from custody.stores import ObjectStore
 
 log = structlog.get_logger("custody.activity")
@@ -50,6 +51,7 @@ class OcrActivities:
         page_deadline_s: float = 180.0,
     ) -> None:
         self._store = store
+        self._refs = RefKeys.for_store(store)
         self._area = area
         self._engine = engine
         self._dpi = dpi
@@ -59,12 +61,13 @@ class OcrActivities:
     @coded(Code.OCR_ERROR)
     def recognise(self, inp: OcrInput) -> OcrResult:
         info = activity.info()
+        source = self._refs.check(inp.source_key, inp.tenant, inp.sha256, inp.source_sig)
         run = (info.workflow_run_id or "run")[:8]
         done = self._resumable(inp, run)
         activity.heartbeat({"pages_done": len(done)})  # alive before pages load
         started = time.monotonic()
         if len(done) < inp.pages:
-            with self._area.staged(self._store, inp.source_key, inp.sha256) as path:
+            with self._area.staged(self._store, source, inp.sha256) as path:
                 for index, image in iter_pages(path, inp.media_type, self._dpi, start=len(done)):
                     with _heartbeat_while(len(done), self._page_deadline_s):
                         _hang_point(info.attempt)
@@ -77,6 +80,9 @@ class OcrActivities:
         if len(done) != inp.pages:
             raise Quarantined(Code.PAGE_COUNT_MISMATCH, f"{len(done)} of {inp.pages} pages")
         result = self._result(done, time.monotonic() - started, info.attempt)
+        result = result.model_copy(
+            update={"page_sigs": self._refs.sign_all(done, inp.tenant, inp.sha256)}
+        )
         record(
             self._store,
             inp.tenant,

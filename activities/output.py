@@ -15,6 +15,7 @@ from temporalio import activity
 from activities.faults import coded
 from custody.errors import Code, Quarantined
 from custody.models import CheckInput, CheckResult, PageText
+from custody.refs import RefKeys
 from custody.stores import ObjectStore
 
 #: Pages are joined by a line holding only a form feed, as in the corpus.
@@ -44,13 +45,15 @@ def mean_confidence(pages: list[PageText]) -> float:
 class OutputActivities:
     def __init__(self, store: ObjectStore, floor: float, review: float) -> None:
         self._store = store
+        self._refs = RefKeys.for_store(store)
         self._floor = floor
         self._review = review
 
     @activity.defn(name="custody.check")
     @coded(Code.STORE_UNAVAILABLE)
     def check(self, inp: CheckInput) -> CheckResult:
-        pages = load_pages(self._store, inp.page_keys)
+        keys = self._refs.check_all(inp.page_keys, inp.tenant, inp.sha256, inp.page_sigs)
+        pages = load_pages(self._store, keys)
         if len(pages) != inp.expected_pages or [p.page for p in pages] != list(range(len(pages))):
             raise Quarantined(Code.PAGE_COUNT_MISMATCH, f"{len(pages)} of {inp.expected_pages}")
         text = assemble(pages)

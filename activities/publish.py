@@ -37,6 +37,7 @@ from custody.models import (
     ResultRecord,
     SignedRecord,
 )
+from custody.refs import RefKeys
 from custody.signing import Signer
 from custody.stores import ObjectStore
 
@@ -46,18 +47,22 @@ log = structlog.get_logger("custody.activity")
 class PublishActivities:
     def __init__(self, store: ObjectStore, signer: Signer) -> None:
         self._store = store
+        self._refs = RefKeys.for_store(store)
         self._signer = signer
         self._key_published = False
 
     @activity.defn(name="custody.publish")
     @coded(Code.STORE_UNAVAILABLE)
     def publish(self, inp: PublishInput) -> PublishResult:
+        # The record names the source (evidence export opens it): checked like the pages.
+        self._refs.check(inp.source_key, inp.tenant, inp.sha256, inp.source_sig)
+        page_keys = self._refs.check_all(inp.page_keys, inp.tenant, inp.sha256, inp.page_sigs)
         record_key = ids.record_key(inp.sha256, inp.tenant)
         attempt = activity.info().attempt
         if self._store.exists(record_key):
             return self._existing(inp, record_key, attempt)
         activity.heartbeat()
-        pages = load_pages(self._store, inp.page_keys)
+        pages = load_pages(self._store, page_keys)
         text = assemble(pages)
         if text_sha256(text) != inp.text_sha256:
             raise Quarantined(Code.HASH_MISMATCH, "OCR output changed after it was checked")

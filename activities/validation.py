@@ -20,6 +20,7 @@ from custody import ids
 from custody.canonical import canonical_json
 from custody.errors import Code
 from custody.models import EventRef, EvidencePacket, ValidateInput, ValidationResult
+from custody.refs import RefKeys
 from custody.settings import Limits
 from custody.stores import ObjectStore
 
@@ -29,12 +30,14 @@ class ValidationActivities:
         self._store = store
         self._area = area
         self._limits = limits
+        self._refs = RefKeys.for_store(store)
         self._policy_version = limits.policy_version()
 
     @activity.defn(name="custody.validate")
     @coded(Code.INTERNAL)
     def validate(self, inp: ValidateInput) -> ValidationResult:
-        with self._area.staged(self._store, inp.source_key, inp.sha256) as path:
+        source = self._refs.check(inp.source_key, inp.tenant, inp.sha256, inp.source_sig)
+        with self._area.staged(self._store, source, inp.sha256) as path:
             found = inspect_untrusted(path, self._limits)
         packet = self._record_packet(inp, found.media_type, found.pages)
         return ValidationResult(

@@ -9,10 +9,10 @@ operator can grep for it years later. Messages never carry document content.
     ├── DocumentRejected        permanent: the bytes break a rule; never retried
     │     (EMPTY, UNSUPPORTED_TYPE, TOO_LARGE, PAGE_LIMIT, PIXEL_LIMIT,
     │      ENCRYPTED, ACTIVE_CONTENT, DYNAMIC_XFA, CORRUPT, DECODE_LIMIT,
-    │      TENANT_INVALID)
+    │      TENANT_INVALID, TENANT_SHREDDED)
     ├── Quarantined             kept for review with its source; never retried
     │     (HASH_MISMATCH, LOW_CONFIDENCE, NO_TEXT, PAGE_COUNT_MISMATCH,
-    │      SOURCE_MISSING)
+    │      SOURCE_MISSING, REF_INVALID, SEAL_INVALID)
     ├── TransientFault          retried with backoff, then quarantined with the
     │     (STORE_UNAVAILABLE,    code and the attempt count kept
     │      OCR_ERROR, OCR_TIMEOUT, IO_TIMEOUT, STAGING_FULL,
@@ -42,12 +42,19 @@ class Code(StrEnum):
     CORRUPT = "CORRUPT"
     DECODE_LIMIT = "DECODE_LIMIT"
     TENANT_INVALID = "TENANT_INVALID"
+    #: The tenant's key-encryption key was destroyed: its objects are gone for good.
+    TENANT_SHREDDED = "TENANT_SHREDDED"
     # Quarantine: kept with the source for a person to look at.
     HASH_MISMATCH = "HASH_MISMATCH"
     LOW_CONFIDENCE = "LOW_CONFIDENCE"
     NO_TEXT = "NO_TEXT"
     PAGE_COUNT_MISMATCH = "PAGE_COUNT_MISMATCH"
     SOURCE_MISSING = "SOURCE_MISSING"
+    #: A signed object reference failed its signature, tenant or hash check
+    #: (custody.refs): a forged start or tampered history, for a person to see.
+    REF_INVALID = "REF_INVALID"
+    #: A stored object is not sealed, was altered, or was moved between keys.
+    SEAL_INVALID = "SEAL_INVALID"
     # Transient: retried with backoff; quarantine when attempts run out.
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     STAGING_FULL = "STAGING_FULL"
@@ -71,6 +78,7 @@ REJECT_CODES: frozenset[Code] = frozenset(
         Code.CORRUPT,
         Code.DECODE_LIMIT,
         Code.TENANT_INVALID,
+        Code.TENANT_SHREDDED,
     }
 )
 
@@ -81,6 +89,8 @@ QUARANTINE_CODES: frozenset[Code] = frozenset(
         Code.NO_TEXT,
         Code.PAGE_COUNT_MISMATCH,
         Code.SOURCE_MISSING,
+        Code.REF_INVALID,
+        Code.SEAL_INVALID,
     }
 )
 

@@ -5,13 +5,15 @@ Keys live outside the repository and the object store: files in a 0700 folder
 (``CUSTODY_KEYS_JSON``) that wins over the folder. In the folder:
 
     payload-<kid>.key     AES-256 payload key, base64; the greatest kid is newest
-    kek-<scope>.key       a tenant's key-encryption key (scope ``_``: no tenant)
+    kek-<scope>.key       a tenant's key-encryption key, version 0 (scope ``_``: no tenant)
+    kek-<scope>.<n>.key   version n, added by ``custody keys rotate --tenant``
     kek-<scope>.shredded  tombstone: that tenant's key was destroyed on purpose
     codec-token           bearer token of the Web UI's codec server
     DEVELOPMENT           marker: generated for a laptop, refused in production
 
 The JSON secret has the shape ``{"payload": {kid: b64}, "kek": {scope: b64},
-"codec_token": str}``; it cannot grow, so each tenant's KEK must be listed.
+"codec_token": str}`` (a KEK named ``<scope>.<n>`` is version n); it cannot
+grow, so each tenant's KEK must be listed.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from custody.errors import ConfigurationError
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from custody.errors import Code, ConfigurationError, DocumentRejected
 from custody.settings import Settings
 from custody.stores.base import StoreError
 
@@ -36,12 +41,16 @@ REFRESH_S = 60.0
 _SCOPE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 _DEV_MARK = "DEVELOPMENT"
 _TOKEN = "codec-token"
+_REF_INFO = b"custody object reference hmac v1"
 
 
-class TenantShredded(StoreError):
-    """The tenant's key-encryption key was destroyed: its objects are unreadable for good."""
+class TenantShredded(DocumentRejected, StoreError):
+    """The tenant's key-encryption key was destroyed: its objects are unreadable for good.
 
-    code = "TENANT_SHREDDED"
+    A rejection (final, never retried): no attempt or review can bring the key back.
+    """
+
+    code = Code.TENANT_SHREDDED
 
 
 def keys_dir(settings: Settings) -> Path:
@@ -61,6 +70,9 @@ class Keyring:
     directory: Path | None = None  # None: the keys came from an environment secret
     development: bool = False
     codec_token: str | None = field(default=None, repr=False)
+    #: Until then, unsigned object references (workflows started before
+    #: references were signed) are accepted; see custody.refs.
+    unsigned_refs_until: datetime | None = None
     _loaded: float = field(default_factory=time.monotonic, repr=False)
 
     def current(self) -> tuple[str, bytes]:
@@ -82,39 +94,92 @@ class Keyring:
             raise ConfigurationError(detail=f"payload key {kid} is not in the keyring")
         return self.payload[kid]
 
+    def ref_key(self, kid: str) -> bytes:
+        """The HMAC key for object references, derived from payload key ``kid``.
+
+        Derived (HKDF, its own label) rather than stored, so it rotates with the
+        payload keys, lives wherever they live, and never doubles as a cipher key.
+        """
+        hkdf = HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=None, info=_REF_INFO)
+        return hkdf.derive(self.payload_key(kid))
+
     def _reload(self, directory: Path) -> None:
         # A new dict swapped in whole: threads reading the old one never see it change.
         self.payload = {**self.payload, **_read_payload_keys(directory)}
         self._loaded = time.monotonic()
 
-    def kek(self, scope: str, *, create: bool = False) -> bytes:
-        """The scope's key-encryption key; created on first write when keys are files."""
-        _check_scope(scope)
-        if self.directory is None:
-            if scope not in self.keks:
-                raise ConfigurationError(detail=f"no key-encryption key for tenant {scope}")
-            return self.keks[scope]
-        # Read each time (no cache): a shred by another process takes effect at once.
-        if (self.directory / f"kek-{scope}.shredded").exists():
-            raise TenantShredded(f"TENANT_SHREDDED: tenant {scope} was crypto-shredded")
-        path = self.directory / f"kek-{scope}.key"
-        if not path.exists():
-            if not create:
+    def kek(self, scope: str, *, create: bool = False, version: int | None = None) -> bytes:
+        """The scope's key-encryption key ``version`` (None: the newest)."""
+        if version is None:
+            return self.current_kek(scope, create=create)[1]
+        return self._kek_version(scope, version)
+
+    def current_kek(self, scope: str, *, create: bool = False) -> tuple[int, bytes]:
+        """The scope's newest KEK and its version, which wraps every new data key.
+
+        Version 0 is created on the first write when keys are files. Read from
+        the folder each time (no cache): a shred or a ``custody keys rotate
+        --tenant`` by another process takes effect at once.
+        """
+        versions = self.kek_versions(scope)
+        if not versions:
+            if not create or self.directory is None:
                 raise ConfigurationError(detail=f"no key-encryption key for tenant {scope}")
             # Two writers racing: the link decides, the loser reads the winner's key.
             with contextlib.suppress(FileExistsError):
-                _write_secret(path, base64.b64encode(secrets.token_bytes(KEY_BYTES)) + b"\n")
+                _write_secret(_kek_path(self.directory, scope, 0), _fresh_key())
+            versions = [0]
+        return versions[-1], self._kek_version(scope, versions[-1])
+
+    def kek_versions(self, scope: str) -> list[int]:
+        """The scope's KEK versions, oldest first; TENANT_SHREDDED once shredded."""
+        _check_scope(scope)
+        if self.directory is None:
+            names = [k for k in self.keks if k.partition(".")[0] == scope]
+            return sorted(_version_of(k) for k in names)
+        if (self.directory / f"kek-{scope}.shredded").exists():
+            raise TenantShredded(detail=f"tenant {scope} was crypto-shredded")
+        paths = [
+            *self.directory.glob(f"kek-{scope}.key"),
+            *self.directory.glob(f"kek-{scope}.*.key"),
+        ]
+        return sorted(_version_of(p.name[4:-4]) for p in paths)
+
+    def _kek_version(self, scope: str, version: int) -> bytes:
+        name = scope if version == 0 else f"{scope}.{version}"
+        if self.directory is None:
+            if name not in self.keks:
+                raise ConfigurationError(detail=f"no key-encryption key {name}")
+            return self.keks[name]
+        self.kek_versions(scope)  # raises TENANT_SHREDDED first, if so
+        path = _kek_path(self.directory, scope, version)
+        if not path.exists():
+            raise ConfigurationError(detail=f"no key-encryption key {name}")
         return _b64key(path.read_bytes())
 
     def scopes(self) -> dict[str, str]:
         """Each known scope and whether its KEK is ``active`` or ``shredded``."""
         if self.directory is None:
-            return dict.fromkeys(sorted(self.keks), "active")
+            return dict.fromkeys(sorted({k.partition(".")[0] for k in self.keks}), "active")
         found: dict[str, str] = {}
         for path in sorted(self.directory.glob("kek-*")):
-            scope, _, kind = path.name[4:].rpartition(".")
+            scope, kind = path.name[4:].partition(".")[0], path.name.rpartition(".")[2]
             found[scope] = "shredded" if kind == "shredded" else found.get(scope, "active")
         return found
+
+
+def _kek_path(directory: Path, scope: str, version: int) -> Path:
+    return directory / (f"kek-{scope}.key" if version == 0 else f"kek-{scope}.{version}.key")
+
+
+def _version_of(name: str) -> int:
+    """``scope`` -> 0, ``scope.N`` -> N (file stems and JSON secret names alike)."""
+    _, _, version = name.partition(".")
+    return int(version) if version.isdigit() else 0
+
+
+def _fresh_key() -> bytes:
+    return base64.b64encode(secrets.token_bytes(KEY_BYTES)) + b"\n"
 
 
 def load_keyring(settings: Settings) -> Keyring | None:
@@ -129,6 +194,8 @@ def load_keyring(settings: Settings) -> Keyring | None:
         )
     if ring is not None and ring.development and settings.env == "production":
         raise ConfigurationError(detail="development keys are refused when CUSTODY_ENV=production")
+    if ring is not None:
+        ring.unsigned_refs_until = settings.refs_unsigned_until
     return ring
 
 
@@ -155,7 +222,7 @@ def init_keyring(directory: Path, *, development: bool) -> Keyring:
     _write_secret(directory / _TOKEN, secrets.token_urlsafe(32).encode() + b"\n")
     rotate(directory)
     ring = require_dir_keyring(directory)
-    ring.kek("_", create=True)
+    ring.current_kek("_", create=True)
     return ring
 
 
@@ -174,19 +241,30 @@ def rotate(directory: Path) -> str:
     return kid
 
 
+def rotate_kek(directory: Path, scope: str) -> int:
+    """Add a new KEK version for ``scope``: new objects are wrapped by it, older ones
+    still open with the version named in their header. Returns the new version."""
+    versions = require_dir_keyring(directory).kek_versions(scope)
+    version = versions[-1] + 1 if versions else 0
+    if version > 0xFFFF:  # the sealed header holds 16 bits of version
+        raise ConfigurationError(detail=f"tenant {scope} has used every KEK version")
+    _write_secret(_kek_path(directory, scope, version), _fresh_key())
+    return version
+
+
 def shred(directory: Path, scope: str) -> None:
-    """Destroy a tenant's KEK; the tombstone comes first so nothing recreates it."""
+    """Destroy every KEK version of a tenant; the tombstone comes first so nothing recreates one."""
     _check_scope(scope)
     stone = directory / f"kek-{scope}.shredded"
     with contextlib.suppress(FileExistsError):
         _write_secret(stone, json.dumps({"shredded_at": datetime.now(UTC).isoformat()}).encode())
-    path = directory / f"kek-{scope}.key"
-    with contextlib.suppress(FileNotFoundError), path.open("r+b") as f:
-        # Overwrite before unlinking, so the bytes are not left in a free block.
-        f.write(b"\0" * len(f.read()))
-        f.flush()
-        os.fsync(f.fileno())
-    path.unlink(missing_ok=True)
+    for path in [*directory.glob(f"kek-{scope}.key"), *directory.glob(f"kek-{scope}.*.key")]:
+        with contextlib.suppress(FileNotFoundError), path.open("r+b") as f:
+            # Overwrite before unlinking, so the bytes are not left in a free block.
+            f.write(b"\0" * len(f.read()))
+            f.flush()
+            os.fsync(f.fileno())
+        path.unlink(missing_ok=True)
 
 
 def _from_dir(directory: Path) -> Keyring | None:

@@ -1,8 +1,9 @@
 """Contracts between the starter, the workflow and the activities.
 
 One input model and one result model per workflow and activity. Everything
-here travels through Temporal history, so it holds references (object keys),
-hashes, counts, codes and times: never document bytes, page images or text.
+here travels through Temporal history, so it holds references (object keys
+and their signatures, see ``custody.refs``), hashes, counts, codes and times:
+never document bytes, page images or text.
 Page text lives only in the object store (``PageText`` is written there).
 """
 
@@ -55,6 +56,9 @@ class DocumentInput(_Model):
     signer: dict[str, str] = Field(default_factory=dict)
     #: When the scan was captured, as the submitter states it (else submitted_at).
     captured_at: datetime | None = None
+    #: HMAC of (intake_key, tenant, sha256) by the starter (custody.refs); None in
+    #: histories from before references were signed.
+    intake_sig: str | None = None
 
 
 class DocumentResult(_Model):
@@ -92,12 +96,14 @@ class StageInput(_Model):
     sha256: str
     tenant: str | None
     intake_key: str
+    intake_sig: str | None = None
 
 
 class StageResult(_Model):
     source_key: str
     size_bytes: int
     attempt: int = 1
+    source_sig: str | None = None
 
 
 class EventRef(_Model):
@@ -116,6 +122,7 @@ class ValidateInput(_Model):
     size_bytes: int = 0
     captured_at: datetime | None = None
     signer: dict[str, str] = Field(default_factory=dict)
+    source_sig: str | None = None
 
 
 class ValidationResult(_Model):
@@ -148,6 +155,7 @@ class OcrInput(_Model):
     source_key: str
     media_type: str
     pages: int
+    source_sig: str | None = None
 
 
 class OcrResult(_Model):
@@ -162,6 +170,8 @@ class OcrResult(_Model):
     model_hashes: dict[str, str] = Field(default_factory=dict)
     seconds: float
     attempt: int = 1
+    #: One signature per page key, in order (custody.refs).
+    page_sigs: list[str] = Field(default_factory=list)
 
 
 class CheckInput(_Model):
@@ -169,6 +179,7 @@ class CheckInput(_Model):
     tenant: str | None
     expected_pages: int
     page_keys: list[str]
+    page_sigs: list[str] = Field(default_factory=list)
 
 
 class CheckResult(_Model):
@@ -199,6 +210,8 @@ class PublishInput(_Model):
     packet_event: EventRef | None = None
     captured_at: datetime | None = None
     signer: dict[str, str] = Field(default_factory=dict)
+    source_sig: str | None = None
+    page_sigs: list[str] = Field(default_factory=list)
 
 
 class PublishResult(_Model):

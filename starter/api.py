@@ -43,6 +43,7 @@ from custody.models import (
     SignedRecord,
 )
 from custody.queues import SA_REASON, SA_SHA256, SA_SOURCE_ID, SA_STATE, SA_TENANT
+from custody.refs import RefKeys
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
 from workflows.document import DocumentWorkflow
@@ -125,17 +126,20 @@ async def submit(
         # --- end admission control ---
         src.seek(0)
         client.store.create_from_file(ids.intake_key(sha256, tenant), src)
+    intake = ids.intake_key(sha256, tenant)
     inp = DocumentInput(
         sha256=sha256,
         tenant=tenant,
         source_id=source_id,
-        intake_key=ids.intake_key(sha256, tenant),
+        intake_key=intake,
         size_bytes=size,
         submitted_at=datetime.now(UTC),
         io_task_queue=client.settings.io_task_queue,
         ocr_task_queue=client.settings.ocr_task_queue,
         signer=signer or {},
         captured_at=captured_at,
+        # Signed with the keyring that seals the store: workers refuse anything else.
+        intake_sig=RefKeys.for_store(client.store).sign(intake, tenant, sha256),
     )
     started = await _start(client, inp, wid)
     return Submission(

@@ -64,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("ls", parents=[common], help="documents known, newest first")
     ls.add_argument("--state", default=None)
     ls.add_argument("--limit", type=int, default=100)
+    ls.add_argument("--all-tenants", action="store_true", help="every tenant's documents")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub, common)
     return p

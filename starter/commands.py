@@ -211,7 +211,12 @@ async def result(args: argparse.Namespace, client: CustodyClient) -> int:
 
 
 async def ls(args: argparse.Namespace, client: CustodyClient) -> int:
-    rows = await list_documents(client, state=args.state, tenant=args.tenant, limit=args.limit)
+    every = bool(getattr(args, "all_tenants", False))  # --all-tenants, where the parser has it
+    if every and args.tenant:
+        raise SystemExit("custody ls: give --tenant T or --all-tenants, not both")
+    rows = await list_documents(
+        client, state=args.state, tenant=args.tenant, limit=args.limit, all_tenants=every
+    )
     data = [r.model_dump(mode="json") for r in rows]
     text = "\n".join(
         f"{r.sha256[:12]}  {r.state:<12} {r.code or '-':<18} {r.tenant or '-':<12} "

@@ -50,8 +50,15 @@ def verify_and_record(store: ObjectStore, sha256: str, tenant: str | None, actor
     return report
 
 
-def published(store: ObjectStore, tenant: str | None = None) -> list[DocumentRef]:
-    prefix = f"records/{ids.scope(tenant)}/" if tenant else "records/"
+def _prefix(kind: str, tenant: str | None, all_tenants: bool) -> str:
+    """One tenant's folder (no tenant: ``_``); every tenant's only when asked outright."""
+    return f"{kind}/" if all_tenants else f"{kind}/{ids.scope(ids.check_tenant(tenant))}/"
+
+
+def published(
+    store: ObjectStore, tenant: str | None = None, *, all_tenants: bool = False
+) -> list[DocumentRef]:
+    prefix = _prefix("records", tenant, all_tenants)
     refs = []
     for key in store.list(prefix):
         record = SignedRecord.model_validate_json(store.get(key)).record
@@ -68,9 +75,11 @@ def published(store: ObjectStore, tenant: str | None = None) -> list[DocumentRef
     return refs
 
 
-def concluded(store: ObjectStore, tenant: str | None = None) -> list[DocumentRef]:
+def concluded(
+    store: ObjectStore, tenant: str | None = None, *, all_tenants: bool = False
+) -> list[DocumentRef]:
     """The latest rejection or quarantine of each document."""
-    prefix = f"outcomes/{ids.scope(tenant)}/" if tenant else "outcomes/"
+    prefix = _prefix("outcomes", tenant, all_tenants)
     latest: dict[tuple[str | None, str], OutcomeRecord] = {}
     for key in store.list(prefix):
         o = OutcomeRecord.model_validate_json(store.get(key))
@@ -100,9 +109,15 @@ def find(
     state: str | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
+    all_tenants: bool = False,
 ) -> list[DocumentRef]:
-    """Documents by tenant, source, state and time, from the evidence store alone."""
-    refs = published(store, tenant) + concluded(store, tenant)
+    """Documents by tenant, source, state and time, from the evidence store alone.
+
+    One tenant's documents (``tenant=None``: those submitted without one); every
+    tenant's only with ``all_tenants``, an operator's explicit choice.
+    """
+    refs = published(store, tenant, all_tenants=all_tenants)
+    refs += concluded(store, tenant, all_tenants=all_tenants)
     done = {(r.tenant, r.sha256) for r in refs if r.state == "published"}
     refs = [r for r in refs if r.state == "published" or (r.tenant, r.sha256) not in done]
     refs = [

@@ -2,6 +2,14 @@
 
 Exit status 0 when everything checked passes, 8 when a verification FAILs,
 5 when the document is unknown.
+
+Tenant scope: every command reads one tenant's documents, ``--tenant T`` (none
+given: documents submitted without a tenant). Listing across tenants
+(``verify --all/--sample``, ``evidence find``, ``quarantine ls``) needs
+``--all-tenants``, and ``--tenant`` with ``--all-tenants`` is refused. This
+guards an operator against mistakes; it is not an authorisation boundary (a
+process holding the keyring can open every tenant's objects): the HTTP edge,
+with a bearer token per tenant, is.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from custody import ids
 from custody.ledger import Ledger, scopes
 from custody.models import DocumentInput
+from custody.refs import RefKeys
 from custody.settings import Settings
 from custody.signing import public_keys, rotate, signer_from_settings
 from custody.stores import ObjectStore, open_store
@@ -36,6 +45,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v.add_argument("--sample", type=int, default=None, help="verify N random published documents")
     v.add_argument("--all", action="store_true", help="verify every published document")
     v.add_argument("--by", default=os.environ.get("USER", "operator"), help="who verifies")
+    _all_tenants(v)
     v.set_defaults(handler=_verify)
     audit = sub.add_parser("audit", help="the audit ledger").add_subparsers(
         dest="audit_cmd", required=True
@@ -61,6 +71,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     find.add_argument("--state", choices=["published", "rejected", "quarantined"])
     find.add_argument("--since", type=datetime.fromisoformat)
     find.add_argument("--until", type=datetime.fromisoformat)
+    _all_tenants(find)
     find.set_defaults(handler=_find)
     keys = evidence.add_parser("keys", parents=[common], help="signing keys (--rotate: new key)")
     keys.add_argument("--rotate", action="store_true")
@@ -72,15 +83,29 @@ def _register_quarantine(sub: Any, common: argparse.ArgumentParser) -> None:
     q = sub.add_parser("quarantine", help="review quarantined documents").add_subparsers(
         dest="quarantine_cmd", required=True
     )
-    q.add_parser("ls", parents=[common], help="documents awaiting review").set_defaults(
-        handler=_q_ls
-    )
+    q_ls = q.add_parser("ls", parents=[common], help="documents awaiting review")
+    _all_tenants(q_ls)
+    q_ls.set_defaults(handler=_q_ls)
     for action, text in (("release", "run it again"), ("reject", "final: never published")):
         p = q.add_parser(action, parents=[common], help=text)
         p.add_argument("sha256")
         p.add_argument("--by", required=True, help="who decides")
         p.add_argument("--reason", required=True)
         p.set_defaults(handler=_q_release if action == "release" else _q_reject)
+
+
+def _all_tenants(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--all-tenants", action="store_true", help="every tenant's documents (operators only)"
+    )
+
+
+def _scope(args: argparse.Namespace) -> bool:
+    """Whether this listing spans every tenant; refuses a contradictory request."""
+    every = bool(getattr(args, "all_tenants", False))
+    if every and args.tenant:
+        raise SystemExit("custody: give --tenant T or --all-tenants, not both")
+    return every
 
 
 def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
@@ -113,7 +138,7 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
             )
         ]
     else:
-        refs = ev.published(store, args.tenant)
+        refs = ev.published(store, args.tenant, all_tenants=_scope(args))
         if args.sample is not None:
             refs = ev.sample(refs, args.sample)
         elif not args.all:
@@ -175,6 +200,7 @@ def _find(args: argparse.Namespace, settings: Settings) -> int:
         state=args.state,
         since=args.since,
         until=args.until,
+        all_tenants=_scope(args),
     )
     text = "\n".join(
         f"{r.sha256[:12]}  {r.state:<12} {r.code or '-':<16} {r.tenant or '-':<12} "
@@ -204,7 +230,7 @@ def _q_ls(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     refs = [
         r
-        for r in ev.find(store, tenant=args.tenant, state="quarantined")
+        for r in ev.find(store, tenant=args.tenant, state="quarantined", all_tenants=_scope(args))
         if ev.final_decision(store, r.sha256, r.tenant) != "reject"
     ]
     text = "\n".join(
@@ -247,11 +273,13 @@ async def _rerun(settings: Settings, ref: ev.DocumentRef) -> str:
     client = await CustodyClient.connect(settings)
     source = ids.source_key(ref.sha256, ref.tenant)
     kept = source if client.store.exists(source) else ids.intake_key(ref.sha256, ref.tenant)
+    intake = ids.intake_key(ref.sha256, ref.tenant)
     inp = DocumentInput(
         sha256=ref.sha256,
         tenant=ref.tenant,
         source_id=ref.source_id,
-        intake_key=ids.intake_key(ref.sha256, ref.tenant),
+        intake_key=intake,
+        intake_sig=RefKeys.for_store(client.store).sign(intake, ref.tenant, ref.sha256),
         size_bytes=client.store.size(kept),
         submitted_at=datetime.now().astimezone(),
         io_task_queue=settings.io_task_queue,

@@ -28,7 +28,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     init = actions.add_parser("init", parents=[common], help="create a new key set")
     init.add_argument("--development", action="store_true", help="mark it as development keys")
     init.set_defaults(handler=init_keys)
-    rot = actions.add_parser("rotate", parents=[common], help="add a new payload key")
+    rot = actions.add_parser(
+        "rotate", parents=[common], help="add a payload key (--tenant T: a KEK version for T)"
+    )
     rot.set_defaults(handler=rotate_keys)
     ls = actions.add_parser("list", parents=[common], help="key IDs and tenant key states")
     ls.set_defaults(handler=list_keys)
@@ -49,7 +51,14 @@ def init_keys(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def rotate_keys(args: argparse.Namespace, settings: Settings) -> int:
+    """A new payload key; with ``--tenant T``, a new key-encryption key version for T."""
     directory = _directory(settings)
+    if args.tenant:
+        version = keys.rotate_kek(directory, args.tenant)
+        info = {"tenant": args.tenant, "kek_version": version}
+        text = f"tenant {args.tenant}: new KEK version {version}; older objects still open"
+        commands.emit(args, info, text)
+        return 0
     kid = keys.rotate(directory)
     commands.emit(args, {"payload_key": kid}, f"new payload key {kid}; older keys still decrypt")
     return 0

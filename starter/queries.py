@@ -123,14 +123,23 @@ def result(client: CustodyClient, sha256: str, tenant: str | None = None) -> Res
 
 
 async def list_documents(
-    client: CustodyClient, *, state: str | None = None, tenant: str | None = None, limit: int = 100
+    client: CustodyClient,
+    *,
+    state: str | None = None,
+    tenant: str | None = None,
+    limit: int = 100,
+    all_tenants: bool = False,
 ) -> list[ListRow]:
-    """Documents Temporal knows, newest first, filtered by state and tenant."""
+    """Documents Temporal knows, newest first, filtered by state.
+
+    One tenant's (``tenant=None``: documents submitted without one); every
+    tenant's only with ``all_tenants``, an operator's explicit choice.
+    """
     clauses = ["WorkflowType = 'DocumentWorkflow'"]
     if state:
         clauses.append(f"{SA_STATE} = '{DocState(state).value}'")
-    if tenant is not None:
-        clauses.append(f"{SA_TENANT} = '{ids.check_tenant(tenant)}'")
+    if not all_tenants:
+        clauses.append(f"{SA_TENANT} = '{ids.check_tenant(tenant) or ''}'")
     rows: list[ListRow] = []
     async for wf in client.temporal.list_workflows(" AND ".join(clauses), limit=limit):
         sha, wf_tenant = ids.parse_workflow_id(wf.id)

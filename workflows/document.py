@@ -5,7 +5,9 @@ accepted -> staged -> validated -> recognised -> published
                  \\-> quarantined (hash mismatch, low confidence, attempts exhausted)
 
 Deterministic code only: no disk, clock or network. History carries object
-keys, hashes, counts and codes, never document bytes or text.
+keys, hashes, counts and codes, never document bytes or text. Each object key
+travels with the signature its creator made (``custody.refs``); the workflow
+only passes signatures on, and activities check them before opening anything.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         OcrInput,
         PublishInput,
         StageInput,
+        StageResult,
         Transition,
         ValidateInput,
     )
@@ -71,19 +74,26 @@ class DocumentWorkflow:
             staged = await self._step(
                 "stage",
                 StagingActivities.stage,
-                StageInput(sha256=inp.sha256, tenant=inp.tenant, intake_key=inp.intake_key),
+                StageInput(
+                    sha256=inp.sha256,
+                    tenant=inp.tenant,
+                    intake_key=inp.intake_key,
+                    intake_sig=inp.intake_sig,
+                ),
                 r.STAGE_TIMEOUT,
                 r.IO_RETRY,
             )
             source_key = staged.source_key
             self._enter(DocState.STAGED)
-            return await self._after_staging(inp, source_key, staged.size_bytes)
+            return await self._after_staging(inp, staged)
         except StepFailed as failed:
-            return await self._conclude(inp, failed, source_key or inp.intake_key)
+            kept: str | None = source_key or inp.intake_key
+            if failed.code == Code.REF_INVALID:
+                kept = None  # a refused reference is not recorded as the kept source
+            return await self._conclude(inp, failed, kept)
 
-    async def _after_staging(
-        self, inp: DocumentInput, source_key: str, size_bytes: int
-    ) -> DocumentResult:
+    async def _after_staging(self, inp: DocumentInput, staged: StageResult) -> DocumentResult:
+        source_key, size_bytes = staged.source_key, staged.size_bytes
         valid = await self._step(
             "validate",
             ValidationActivities.validate,
@@ -95,6 +105,7 @@ class DocumentWorkflow:
                 size_bytes=size_bytes,
                 captured_at=inp.captured_at or inp.submitted_at,
                 signer=inp.signer,
+                source_sig=staged.source_sig,
             ),
             r.VALIDATE_TIMEOUT,
             r.IO_RETRY,
@@ -110,6 +121,7 @@ class DocumentWorkflow:
                 source_key=source_key,
                 media_type=valid.media_type,
                 pages=valid.pages,
+                source_sig=staged.source_sig,
             ),
             r.OCR_TIMEOUT,
             r.OCR_RETRY,
@@ -125,6 +137,7 @@ class DocumentWorkflow:
                 tenant=inp.tenant,
                 expected_pages=valid.pages,
                 page_keys=ocr.page_keys,
+                page_sigs=ocr.page_sigs,
             ),
             r.CHECK_TIMEOUT,
             r.IO_RETRY,
@@ -153,6 +166,8 @@ class DocumentWorkflow:
                 packet_event=valid.packet_event,
                 captured_at=inp.captured_at or inp.submitted_at,
                 signer=inp.signer,
+                source_sig=staged.source_sig,
+                page_sigs=ocr.page_sigs,
             ),
             r.PUBLISH_TIMEOUT,
             r.PUBLISH_RETRY,
@@ -192,7 +207,7 @@ class DocumentWorkflow:
         return result
 
     async def _conclude(
-        self, inp: DocumentInput, failed: StepFailed, kept_key: str
+        self, inp: DocumentInput, failed: StepFailed, kept_key: str | None
     ) -> DocumentResult:
         self._code = failed.code
         self._attempts[failed.step] = failed.attempts

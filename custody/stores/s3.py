@@ -9,6 +9,10 @@ With ``object_lock_days`` every conditional create also sets a COMPLIANCE
 retention, so an evidence object cannot be deleted or overwritten, by anyone,
 until it expires. The bucket must have Object Lock enabled.
 
+With ``sse_kms_key_id`` (``CUSTODY_S3_SSE_KMS_KEY_ID``) every write also asks
+for SSE-KMS under that key: a second layer under the envelope encryption of
+``SealedStore``, so a bucket policy can require it and key access is logged by KMS.
+
 boto3 is imported only here; ``custody.stores.open_store`` loads this module
 only when ``CUSTODY_STORE=s3``. Errors leave as :mod:`custody.stores.base`
 errors whose messages carry the key and an error code, never object content.
@@ -85,6 +89,7 @@ class S3Store:
         prefix: str = "",
         object_lock_days: int | None = None,
         lock_prefixes: tuple[str, ...] = ("",),
+        sse_kms_key_id: str | None = None,
     ) -> None:
         if object_lock_days is not None and object_lock_days < 1:
             raise ValueError("object_lock_days must be at least 1")
@@ -94,13 +99,25 @@ class S3Store:
         self.object_lock_days = object_lock_days
         # Only keys under these prefixes are locked: evidence, not scratch.
         self.lock_prefixes = lock_prefixes
+        self._sse: dict[str, str] = (
+            {"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": sse_kms_key_id}
+            if sse_kms_key_id
+            else {}
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings, object_lock_days: int | None = None) -> S3Store:
         """With ``CUSTODY_S3_OBJECT_LOCK_DAYS``, evidence and ledger objects get retention."""
         client = client_from_settings(settings)
         days = object_lock_days or settings.s3_object_lock_days
-        return cls(client, settings.s3_bucket, settings.s3_prefix, days, EVIDENCE_PREFIXES)
+        return cls(
+            client,
+            settings.s3_bucket,
+            settings.s3_prefix,
+            days,
+            EVIDENCE_PREFIXES,
+            sse_kms_key_id=settings.s3_sse_kms_key_id,
+        )
 
     def __repr__(self) -> str:
         return f"S3Store(bucket={self.bucket!r}, prefix={self.prefix!r})"
@@ -116,7 +133,7 @@ class S3Store:
     def put(self, key: str, data: bytes) -> None:
         """Store ``data`` at ``key``, replacing what is there."""
         with _translate(key):
-            self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data)
+            self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data, **self._sse)
 
     def get(self, key: str) -> bytes:
         """The object's bytes; :class:`ObjectMissing` if absent."""
@@ -208,6 +225,7 @@ class S3Store:
 
     def _create(self, key: str, body: bytes | BinaryIO) -> bool:
         args: dict[str, Any] = {"Bucket": self.bucket, "Key": self._key(key), "Body": body}
+        args |= self._sse
         if self.object_lock_days is not None and key.startswith(self.lock_prefixes):
             until = datetime.now(UTC) + timedelta(days=self.object_lock_days)
             args |= {"ObjectLockMode": "COMPLIANCE", "ObjectLockRetainUntilDate": until}

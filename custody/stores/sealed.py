@@ -12,6 +12,12 @@ from the stored size without reading the object):
     magic(6) | plaintext size(8, big-endian) | wrap nonce(12) | wrapped key(48)
     | body nonce(12) | body ciphertext | tag(16)
 
+The magic names the tenant's KEK version that wrapped the data key:
+``CSTDY\x01`` is version 0 (the tenant's first KEK, and every object written
+before KEKs rotated), ``CSTK`` + a 16-bit version is a later one
+(``custody keys rotate --tenant T``). New objects use the newest version;
+older objects keep opening with theirs.
+
 The header and the object key are authenticated as associated data: an object
 copied under another key or another tenant does not open.
 
@@ -34,10 +40,13 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers import AEADEncryptionContext, Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from custody.errors import Code, Quarantined
 from custody.keys import Keyring
 from custody.stores.base import ObjectStore, StoreError
 
 MAGIC = b"CSTDY\x01"
+_VERSIONED = b"CSTK"
+_U16 = struct.Struct(">H")
 _NONCE, _TAG, _KEY = 12, 16, 32
 _CHUNK = 1 << 20
 _HEADER = struct.Struct(f">{len(MAGIC)}sQ{_NONCE}s{_KEY + _TAG}s{_NONCE}s")
@@ -45,10 +54,14 @@ OVERHEAD = _HEADER.size + _TAG
 _SCOPE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 
 
-class SealInvalid(StoreError):
-    """A stored object is not sealed, was altered, or was moved from another key."""
+class SealInvalid(Quarantined, StoreError):
+    """A stored object is not sealed, was altered, or was moved from another key.
 
-    code = "SEAL_INVALID"
+    Quarantined and never retried: the bytes will not change on a retry, and an
+    altered object is for a person to look at.
+    """
+
+    code = Code.SEAL_INVALID
 
 
 def tenant_scope(key: str) -> str:
@@ -118,26 +131,41 @@ class SealedStore:
 
     def _begin(self, key: str, size: int) -> tuple[bytes, AEADEncryptionContext]:
         """A fresh data key wrapped by the tenant's KEK, and the body's encryptor."""
-        kek = AESGCM(self.keyring.kek(tenant_scope(key), create=True))
+        version, kek_bytes = self.keyring.current_kek(tenant_scope(key), create=True)
+        kek = AESGCM(kek_bytes)
         dek = AESGCM.generate_key(bit_length=256)
         wrap_nonce, body_nonce = os.urandom(_NONCE), os.urandom(_NONCE)
         wrapped = kek.encrypt(wrap_nonce, dek, key.encode())
-        header = _HEADER.pack(MAGIC, size, wrap_nonce, wrapped, body_nonce)
+        header = _HEADER.pack(_magic(version), size, wrap_nonce, wrapped, body_nonce)
         enc = Cipher(algorithms.AES(dek), modes.GCM(body_nonce)).encryptor()
         enc.authenticate_additional_data(header + key.encode())
         return header, enc
 
     def _open(self, key: str, blob: bytes) -> bytes:
-        if len(blob) < OVERHEAD or not blob.startswith(MAGIC):
-            raise SealInvalid(f"{key}: SEAL_INVALID (not a sealed object)")
+        version = _version(blob[: len(MAGIC)])
+        if len(blob) < OVERHEAD or version is None:
+            raise SealInvalid(detail=f"{key}: not a sealed object")
         header = blob[: _HEADER.size]
         _magic, size, wrap_nonce, wrapped, body_nonce = _HEADER.unpack(header)
-        kek = AESGCM(self.keyring.kek(tenant_scope(key)))
+        kek = AESGCM(self.keyring.kek(tenant_scope(key), version=version))
         try:
             dek = kek.decrypt(wrap_nonce, wrapped, key.encode())
             data = AESGCM(dek).decrypt(body_nonce, blob[_HEADER.size :], header + key.encode())
         except InvalidTag:
-            raise SealInvalid(f"{key}: SEAL_INVALID (fails authentication)") from None
+            raise SealInvalid(detail=f"{key}: fails authentication") from None
         if len(data) != size:
-            raise SealInvalid(f"{key}: SEAL_INVALID (size mismatch)")
+            raise SealInvalid(detail=f"{key}: size mismatch")
         return data
+
+
+def _magic(version: int) -> bytes:
+    return MAGIC if version == 0 else _VERSIONED + _U16.pack(version)
+
+
+def _version(magic: bytes) -> int | None:
+    """The KEK version a header's magic names; None when it is not a sealed object."""
+    if magic == MAGIC:
+        return 0
+    if magic.startswith(_VERSIONED) and len(magic) == len(MAGIC):
+        return int(_U16.unpack(magic[len(_VERSIONED) :])[0])
+    return None

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from custody import keys
+from custody.errors import ConfigurationError
 from custody.keys import Keyring, TenantShredded
 from custody.stores.base import ObjectStore
 from custody.stores.local import LocalStore
@@ -123,3 +124,65 @@ def test_keyring_json_secret_has_no_lazy_tenant_keys(tmp_path: Path) -> None:
     assert sealed.get("records/_/x") == SECRET
     with pytest.raises(ConfigurationError):
         sealed.put("records/clinic-z/x", SECRET)
+
+
+def test_sealed_store_kek_rotation_wraps_new_objects_and_opens_old(
+    store: ObjectStore, keyring: Keyring, tmp_path: Path
+) -> None:
+    """After ``rotate_kek(clinic-a)`` new objects name version 1 and open only with it;
+    objects written before still open with version 0; clinic-b is untouched."""
+    store.create("records/clinic-a/old", b"before")
+    store.create("records/clinic-b/doc", b"b")
+    assert keyring.directory is not None
+    assert keys.rotate_kek(keyring.directory, "clinic-a") == 1
+    store.create("records/clinic-a/new", b"after")
+    assert _raw(tmp_path, "records/clinic-a/old").startswith(b"CSTDY\x01")
+    assert _raw(tmp_path, "records/clinic-a/new").startswith(b"CSTK\x00\x01")
+    assert _raw(tmp_path, "records/clinic-b/doc").startswith(b"CSTDY\x01")
+    assert store.get("records/clinic-a/old") == b"before"
+    assert store.get("records/clinic-a/new") == b"after"
+    assert store.size("records/clinic-a/new") == len(b"after")
+    assert keyring.kek_versions("clinic-a") == [0, 1] and keyring.kek_versions("clinic-b") == [0]
+    # The new object is wrapped by version 1 alone: without that key it does not open.
+    (keyring.directory / "kek-clinic-a.1.key").rename(tmp_path / "set-aside.key")
+    with pytest.raises(ConfigurationError):
+        store.get("records/clinic-a/new")
+    assert store.get("records/clinic-a/old") == b"before"
+    # A header edited to claim another version fails authentication.
+    (tmp_path / "set-aside.key").rename(keyring.directory / "kek-clinic-a.1.key")
+    blob = bytearray(_raw(tmp_path, "records/clinic-a/old"))
+    blob[:6] = b"CSTK\x00\x01"
+    (tmp_path / "objects/records/clinic-a/old").write_bytes(bytes(blob))
+    with pytest.raises(SealInvalid):
+        store.get("records/clinic-a/old")
+
+
+def test_sealed_store_shred_destroys_every_kek_version(
+    store: ObjectStore, keyring: Keyring
+) -> None:
+    """Shredding a tenant whose KEK rotated removes every version; its objects all fail."""
+    assert keyring.directory is not None
+    store.create("records/clinic-a/v0", b"0")
+    keys.rotate_kek(keyring.directory, "clinic-a")
+    store.create("records/clinic-a/v1", b"1")
+    keys.shred(keyring.directory, "clinic-a")
+    assert not list(keyring.directory.glob("kek-clinic-a*.key"))
+    for key in ("records/clinic-a/v0", "records/clinic-a/v1"):
+        with pytest.raises(TenantShredded):
+            store.get(key)
+    assert keyring.scopes()["clinic-a"] == "shredded"
+
+
+def test_sealed_store_kek_versions_from_a_json_secret(tmp_path: Path) -> None:
+    """In CUSTODY_KEYS_JSON, ``clinic-a.1`` is version 1 of clinic-a's KEK: it wraps new
+    objects, and an object wrapped by version 0 under another keyring still opens."""
+    k0, k1 = os.urandom(32), os.urandom(32)
+    old = Keyring(payload={"k1": os.urandom(32)}, keks={"clinic-a": k0})
+    new = Keyring(payload={"k1": os.urandom(32)}, keks={"clinic-a": k0, "clinic-a.1": k1})
+    SealedStore(LocalStore(tmp_path / "objects"), old).create("records/clinic-a/v0", b"0")
+    store = SealedStore(LocalStore(tmp_path / "objects"), new)
+    store.create("records/clinic-a/v1", b"1")
+    assert new.current_kek("clinic-a") == (1, k1) and new.scopes() == {"clinic-a": "active"}
+    assert store.get("records/clinic-a/v0") == b"0" and store.get("records/clinic-a/v1") == b"1"
+    with pytest.raises(ConfigurationError):
+        SealedStore(LocalStore(tmp_path / "objects"), old).get("records/clinic-a/v1")

@@ -361,3 +361,31 @@ def test_stores_package_imports_without_boto3() -> None:
     code = "import sys, custody.stores, custody.stores.local; print('boto3' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_s3_sse_kms_is_requested_on_every_write(moto_endpoint: str) -> None:
+    """With sse_kms_key_id, creates and puts are stored SSE-KMS under that key (HEAD says so)."""
+    import boto3
+
+    kms = boto3.client(
+        "kms",
+        endpoint_url=moto_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    key_id = kms.create_key(Description="custody test")["KeyMetadata"]["KeyId"]
+    plain = _s3_store(moto_endpoint)
+    store = S3Store(plain.client, plain.bucket, sse_kms_key_id=key_id)
+    assert store.create("records/_/doc", b"sealed") is True
+    with io.BytesIO(b"streamed") as src:
+        assert store.create_from_file("sources/_/doc", src) is True
+    store.put("work/_/page", b"scratch")
+    plain.put("work/_/plain", b"no kms")
+    for key in ("records/_/doc", "sources/_/doc", "work/_/page"):
+        head = store.client.head_object(Bucket=store.bucket, Key=key)
+        assert head["ServerSideEncryption"] == "aws:kms", key
+        assert head["SSEKMSKeyId"].endswith(key_id), key
+    head = store.client.head_object(Bucket=store.bucket, Key="work/_/plain")
+    assert head.get("ServerSideEncryption") != "aws:kms"
+    assert store.get("records/_/doc") == b"sealed"

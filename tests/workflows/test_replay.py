@@ -1,9 +1,14 @@
 """Determinism: the workflow replays histories saved from real runs.
 
 ``histories/`` holds histories recorded by this module from real runs on the
-dev server (published, rejected, quarantined). A change to the workflow that
-would break running documents fails here. To record them again after an
-intended, versioned change: ``CUSTODY_RECORD_HISTORIES=1 make test
+dev server (published, rejected, quarantined). ``*-v1`` and ``*-v2`` are kept
+from earlier versions of the workflow (v2: before object references were
+signed), so documents still in flight across an upgrade keep replaying; the
+unsuffixed ones are the current shape, recorded with a keyring, so their
+references carry signatures (payloads stay plain: the replayer has no keys).
+A change to the workflow that would break running documents fails here. To
+record them again after an intended, versioned change (copy the current ones
+to a new ``-vN`` first): ``CUSTODY_RECORD_HISTORIES=1 make test
 PYTEST_ARGS=tests/workflows/test_replay.py``.
 """
 
@@ -17,8 +22,11 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
 from activities.ocr_engine import OcrEngine
+from custody import keys
 from custody.converter import data_converter
 from custody.models import DocState
+from custody.stores.local import LocalStore
+from custody.stores.sealed import SealedStore
 from starter.api import submit, wait
 from tests.helpers import FailingEngine, make_settings, running_pipeline
 from workflows.document import DocumentWorkflow
@@ -49,7 +57,8 @@ async def test_replay_fresh_histories_of_every_terminal_state(
     ocr_engine: OcrEngine,
     tenant: str,
 ) -> None:
-    """Histories of runs made now replay too; with CUSTODY_RECORD_HISTORIES=1 they are saved."""
+    """Histories of runs made now, with signed references, replay too; with
+    CUSTODY_RECORD_HISTORIES=1 they are saved."""
     scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
     cases = {
         "published": (ocr_engine, scan, DocState.PUBLISHED),
@@ -62,13 +71,17 @@ async def test_replay_fresh_histories_of_every_terminal_state(
     }
     for name, (engine, data, expected) in cases.items():
         settings = make_settings(tmp_path / name, temporal_address)
-        async with running_pipeline(temporal_client, settings, engine) as custody:
+        ring = keys.init_keyring(tmp_path / name / "keys", development=True)
+        store = SealedStore(LocalStore(settings.objects_dir), ring)
+        async with running_pipeline(temporal_client, settings, engine, store=store) as custody:
             sub = await submit(custody, data, tenant=tenant)
             res = await wait(custody, sub.sha256, tenant=tenant)
             assert res.state is expected
             history = await temporal_client.get_workflow_handle(sub.workflow_id).fetch_history()
         replayed = await _replayer().replay_workflow(history)
         assert replayed.replay_failure is None
+        started = history.events[0].workflow_execution_started_event_attributes
+        assert json.loads(started.input.payloads[0].data)["intake_sig"]  # a signed reference
         if RECORD:
             HISTORIES.mkdir(exist_ok=True)
             data_json = json.dumps(history.to_json_dict(), indent=1)
