@@ -18,27 +18,35 @@ grow, so each tenant's KEK must be listed.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
-import os
-import re
 import secrets
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from custody.errors import Code, ConfigurationError, DocumentRejected
+from custody.keyfiles import (
+    KEY_BYTES,
+    b64key,
+    check_scope,
+    fresh_key,
+    kek_path,
+    private_dir,
+    read_payload_keys,
+    version_of,
+    write_secret,
+)
+from custody.keyfiles import rotate as rotate
+from custody.keyfiles import shred as shred
 from custody.settings import Settings
 from custody.stores.base import StoreError
 
-KEY_BYTES = 32
 REFRESH_S = 60.0
-_SCOPE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 _DEV_MARK = "DEVELOPMENT"
 _TOKEN = "codec-token"
 _REF_INFO = b"custody object reference hmac v1"
@@ -55,11 +63,6 @@ class TenantShredded(DocumentRejected, StoreError):
 
 def keys_dir(settings: Settings) -> Path:
     return settings.keys_dir or settings.home / "keys"
-
-
-def new_kid() -> str:
-    """Sortable by creation time, so the greatest ID is the newest key."""
-    return f"k{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{secrets.token_hex(3)}"
 
 
 @dataclass
@@ -105,7 +108,7 @@ class Keyring:
 
     def _reload(self, directory: Path) -> None:
         # A new dict swapped in whole: threads reading the old one never see it change.
-        self.payload = {**self.payload, **_read_payload_keys(directory)}
+        self.payload = {**self.payload, **read_payload_keys(directory)}
         self._loaded = time.monotonic()
 
     def kek(self, scope: str, *, create: bool = False, version: int | None = None) -> bytes:
@@ -127,23 +130,23 @@ class Keyring:
                 raise ConfigurationError(detail=f"no key-encryption key for tenant {scope}")
             # Two writers racing: the link decides, the loser reads the winner's key.
             with contextlib.suppress(FileExistsError):
-                _write_secret(_kek_path(self.directory, scope, 0), _fresh_key())
+                write_secret(kek_path(self.directory, scope, 0), fresh_key())
             versions = [0]
         return versions[-1], self._kek_version(scope, versions[-1])
 
     def kek_versions(self, scope: str) -> list[int]:
         """The scope's KEK versions, oldest first; TENANT_SHREDDED once shredded."""
-        _check_scope(scope)
+        check_scope(scope)
         if self.directory is None:
             names = [k for k in self.keks if k.partition(".")[0] == scope]
-            return sorted(_version_of(k) for k in names)
+            return sorted(version_of(k) for k in names)
         if (self.directory / f"kek-{scope}.shredded").exists():
             raise TenantShredded(detail=f"tenant {scope} was crypto-shredded")
         paths = [
             *self.directory.glob(f"kek-{scope}.key"),
             *self.directory.glob(f"kek-{scope}.*.key"),
         ]
-        return sorted(_version_of(p.name[4:-4]) for p in paths)
+        return sorted(version_of(p.name[4:-4]) for p in paths)
 
     def _kek_version(self, scope: str, version: int) -> bytes:
         name = scope if version == 0 else f"{scope}.{version}"
@@ -152,10 +155,10 @@ class Keyring:
                 raise ConfigurationError(detail=f"no key-encryption key {name}")
             return self.keks[name]
         self.kek_versions(scope)  # raises TENANT_SHREDDED first, if so
-        path = _kek_path(self.directory, scope, version)
+        path = kek_path(self.directory, scope, version)
         if not path.exists():
             raise ConfigurationError(detail=f"no key-encryption key {name}")
-        return _b64key(path.read_bytes())
+        return b64key(path.read_bytes())
 
     def scopes(self) -> dict[str, str]:
         """Each known scope and whether its KEK is ``active`` or ``shredded``."""
@@ -166,20 +169,6 @@ class Keyring:
             scope, kind = path.name[4:].partition(".")[0], path.name.rpartition(".")[2]
             found[scope] = "shredded" if kind == "shredded" else found.get(scope, "active")
         return found
-
-
-def _kek_path(directory: Path, scope: str, version: int) -> Path:
-    return directory / (f"kek-{scope}.key" if version == 0 else f"kek-{scope}.{version}.key")
-
-
-def _version_of(name: str) -> int:
-    """``scope`` -> 0, ``scope.N`` -> N (file stems and JSON secret names alike)."""
-    _, _, version = name.partition(".")
-    return int(version) if version.isdigit() else 0
-
-
-def _fresh_key() -> bytes:
-    return base64.b64encode(secrets.token_bytes(KEY_BYTES)) + b"\n"
 
 
 def load_keyring(settings: Settings) -> Keyring | None:
@@ -214,12 +203,12 @@ def ensure_dev_keyring(settings: Settings) -> Keyring:
 
 def init_keyring(directory: Path, *, development: bool) -> Keyring:
     """A new key set in ``directory``: one payload key, the no-tenant KEK, a codec token."""
-    _private_dir(directory)
-    if _read_payload_keys(directory):
+    private_dir(directory)
+    if read_payload_keys(directory):
         raise ConfigurationError(detail=f"{directory} already holds keys; use custody keys rotate")
     if development:
-        _write_secret(directory / _DEV_MARK, b"development keys: never use in production\n")
-    _write_secret(directory / _TOKEN, secrets.token_urlsafe(32).encode() + b"\n")
+        write_secret(directory / _DEV_MARK, b"development keys: never use in production\n")
+    write_secret(directory / _TOKEN, secrets.token_urlsafe(32).encode() + b"\n")
     rotate(directory)
     ring = require_dir_keyring(directory)
     ring.current_kek("_", create=True)
@@ -233,14 +222,6 @@ def require_dir_keyring(directory: Path) -> Keyring:
     return ring
 
 
-def rotate(directory: Path) -> str:
-    """Add a new payload key; new payloads use it, older ones still decrypt."""
-    kid = new_kid()
-    key = base64.b64encode(secrets.token_bytes(KEY_BYTES)) + b"\n"
-    _write_secret(directory / f"payload-{kid}.key", key)
-    return kid
-
-
 def rotate_kek(directory: Path, scope: str) -> int:
     """Add a new KEK version for ``scope``: new objects are wrapped by it, older ones
     still open with the version named in their header. Returns the new version."""
@@ -248,27 +229,12 @@ def rotate_kek(directory: Path, scope: str) -> int:
     version = versions[-1] + 1 if versions else 0
     if version > 0xFFFF:  # the sealed header holds 16 bits of version
         raise ConfigurationError(detail=f"tenant {scope} has used every KEK version")
-    _write_secret(_kek_path(directory, scope, version), _fresh_key())
+    write_secret(kek_path(directory, scope, version), fresh_key())
     return version
 
 
-def shred(directory: Path, scope: str) -> None:
-    """Destroy every KEK version of a tenant; the tombstone comes first so nothing recreates one."""
-    _check_scope(scope)
-    stone = directory / f"kek-{scope}.shredded"
-    with contextlib.suppress(FileExistsError):
-        _write_secret(stone, json.dumps({"shredded_at": datetime.now(UTC).isoformat()}).encode())
-    for path in [*directory.glob(f"kek-{scope}.key"), *directory.glob(f"kek-{scope}.*.key")]:
-        with contextlib.suppress(FileNotFoundError), path.open("r+b") as f:
-            # Overwrite before unlinking, so the bytes are not left in a free block.
-            f.write(b"\0" * len(f.read()))
-            f.flush()
-            os.fsync(f.fileno())
-        path.unlink(missing_ok=True)
-
-
 def _from_dir(directory: Path) -> Keyring | None:
-    payload = _read_payload_keys(directory)
+    payload = read_payload_keys(directory)
     if not payload:
         return None
     if directory.stat().st_mode & 0o077:
@@ -285,8 +251,8 @@ def _from_dir(directory: Path) -> Keyring | None:
 def _from_json(blob: str) -> Keyring:
     try:
         data = json.loads(blob)
-        payload = {str(k): _b64key(v.encode()) for k, v in data["payload"].items()}
-        keks = {str(k): _b64key(v.encode()) for k, v in data.get("kek", {}).items()}
+        payload = {str(k): b64key(v.encode()) for k, v in data["payload"].items()}
+        keks = {str(k): b64key(v.encode()) for k, v in data.get("kek", {}).items()}
     except (ValueError, KeyError, AttributeError, TypeError):
         # Never echo the secret: say only what shape was expected.
         raise ConfigurationError(detail="CUSTODY_KEYS_JSON is not a valid key set") from None
@@ -294,41 +260,3 @@ def _from_json(blob: str) -> Keyring:
         raise ConfigurationError(detail="CUSTODY_KEYS_JSON holds no payload key")
     token = data.get("codec_token")
     return Keyring(payload, keks, None, bool(data.get("development")), token)
-
-
-def _read_payload_keys(directory: Path) -> dict[str, bytes]:
-    if not directory.is_dir():
-        return {}
-    paths = directory.glob("payload-*.key")
-    return {p.name[len("payload-") : -len(".key")]: _b64key(p.read_bytes()) for p in paths}
-
-
-def _b64key(raw: bytes) -> bytes:
-    key = base64.b64decode(raw.strip(), validate=True)
-    if len(key) != KEY_BYTES:
-        raise ConfigurationError(detail="a key is not 32 bytes (AES-256)")
-    return key
-
-
-def _check_scope(scope: str) -> None:
-    if not _SCOPE.match(scope):
-        raise ConfigurationError(detail="tenant scope must match [A-Za-z0-9_-]{1,63}")
-
-
-def _private_dir(directory: Path) -> None:
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(directory, 0o700)  # mkdir's mode is filtered by the umask
-
-
-def _write_secret(path: Path, data: bytes) -> None:
-    """Mode 0600, complete before it has a name (link), never overwriting: FileExistsError."""
-    tmp = path.with_name(f".tmp-{secrets.token_hex(8)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.link(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
