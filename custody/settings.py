@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     # Staging
     staging_dir: Path | None = None
     staging_max_age_s: float = Field(default=3600.0, gt=0)
+    # In production staging must be RAM (tmpfs) or a volume the operator vouches is
+    # encrypted at rest; see workers.common.check_staging_at_rest.
+    staging_encrypted_volume: bool = False
     sweep_interval_s: float = Field(default=60.0, gt=0)
 
     # OCR

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -13,6 +14,7 @@ from temporalio.worker import Worker
 
 from activities.scratch import StagingArea, Sweeper
 from custody.converter import data_converter
+from custody.errors import ConfigurationError
 from custody.keys import load_keyring
 from custody.settings import Settings
 from starter import tracing
@@ -43,10 +45,49 @@ def start_staging(settings: Settings) -> tuple[StagingArea, Sweeper]:
     """This process's staging folder, after clearing what dead workers left behind."""
     area = StagingArea(settings.staging_path)
     area.prepare()
+    check_staging_at_rest(settings)
     area.sweep(settings.staging_max_age_s)
     sweeper = Sweeper(area, settings.staging_max_age_s, settings.sweep_interval_s)
     sweeper.start()
     return area, sweeper
+
+
+_RAM_FILESYSTEMS = frozenset({"tmpfs", "ramfs"})
+
+
+def check_staging_at_rest(settings: Settings, mounts: Path = Path("/proc/mounts")) -> str:
+    """Refuse, in production, a staging folder on an ordinary disk; returns its filesystem type.
+
+    Staged documents are plaintext for the length of one activity (the decoders
+    need a file). In production they must never reach an unencrypted disk: the
+    folder must be tmpfs, or on a volume the operator declares encrypted with
+    ``CUSTODY_STAGING_ENCRYPTED_VOLUME=true``.
+    """
+    fstype = _filesystem_of(settings.staging_path, mounts)
+    if (
+        settings.env == "production"
+        and fstype not in _RAM_FILESYSTEMS
+        and not settings.staging_encrypted_volume
+    ):
+        raise ConfigurationError(
+            detail=f"staging folder is on {fstype}, not tmpfs: mount a tmpfs there, or set "
+            "CUSTODY_STAGING_ENCRYPTED_VOLUME=true if the volume is encrypted at rest"
+        )
+    return fstype
+
+
+def _filesystem_of(path: Path, mounts: Path) -> str:
+    """The type of the filesystem holding ``path``: the longest mount point above it."""
+    target = path.resolve()
+    best, fstype = -1, "unknown"
+    for line in mounts.read_text().splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = Path(fields[1].replace("\\040", " "))
+        if (target == point or point in target.parents) and len(str(point)) > best:
+            best, fstype = len(str(point)), fields[2]
+    return fstype
 
 
 async def run_until_signalled(worker: Worker, on_stop: Callable[[], None] | None = None) -> None:
