@@ -1,6 +1,9 @@
 """The OCR engine behind the OCR activity: a small protocol and its EasyOCR implementation.
 
-The activity depends only on ``OcrEngine``; ``EasyOcrEngine`` is the real one.
+The activity depends only on ``OcrEngine``. ``EasyOcrEngine`` was the only
+engine before issue #6; the default is now ``activities.ocr_hybrid.TesseractEngine``
+(measured faster and more accurate, docs/ocr-benchmark.md), and
+``activities.ocr_select.build_engine`` picks one from the settings.
 torch and easyocr are imported inside functions, so importing this module (and
 the activity) stays cheap until an engine is actually built.
 """

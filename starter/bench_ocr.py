@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from activities.ocr_engine import EasyOcrEngine, reading_order_text
+from activities.ocr_engine import OcrEngine, reading_order_text
+from activities.ocr_select import build_engine
 from activities.output import PAGE_SEPARATOR
 from activities.pages import GrayPage, iter_pages
 from activities.scratch import StagingArea
@@ -94,9 +95,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _bench(docs: list[Path], engines: list[str], settings: Settings) -> Figures:
-    custody = EasyOcrEngine(torch_threads=settings.effective_torch_threads())
     started = time.perf_counter()
-    recognisers = _recognisers(engines, custody)  # loads the models before any timing
+    # Built as workers/ocr.py builds it; models load and hash before any timing.
+    custody = build_engine(settings)
+    recognisers = _recognisers(engines, custody)
     load_s = time.perf_counter() - started
     rows: list[Figures] = []
     async with _pipeline(settings, custody, "pipeline" in engines) as client:
@@ -108,7 +110,9 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings) -> Fi
         "engines": totals,
         "documents": rows,
         "ratios": _ratios(totals),
+        "custody_engine": {"name": custody.name, "version": custody.version},
         "custody_params": custody.params(),
+        "custody_model_hashes": custody.model_hashes(),
         "model_load_seconds": round(load_s, 2),
         "cpus": os.cpu_count(),
     }
@@ -176,14 +180,12 @@ def _ratios(totals: dict[str, Figures]) -> Figures:
     return found
 
 
-def _recognisers(engines: list[str], custody: EasyOcrEngine) -> dict[str, Recogniser]:
+def _recognisers(engines: list[str], custody: OcrEngine) -> dict[str, Recogniser]:
     found: dict[str, Recogniser] = {}
     if "easyocr_default" in engines:
         found["easyocr_default"] = _bare_easyocr()
     if "tesseract" in engines:
         found["tesseract"] = _tesseract
-    if "custody" in engines or "pipeline" in engines:
-        custody.warm_up()
     if "custody" in engines:
         found["custody"] = lambda image, index: custody.recognise(image, index).text
     return found
@@ -225,7 +227,7 @@ def _tesseract(image: GrayPage, index: int) -> str:
 
 @asynccontextmanager
 async def _pipeline(
-    settings: Settings, engine: EasyOcrEngine, wanted: bool
+    settings: Settings, engine: OcrEngine, wanted: bool
 ) -> AsyncIterator[CustodyClient | None]:
     """Both workers in this process against a fresh dev server and a throwaway store."""
     if not wanted:

@@ -16,7 +16,8 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.ocr import OcrActivities
-from activities.ocr_engine import EasyOcrEngine, OcrEngine
+from activities.ocr_engine import OcrEngine
+from activities.ocr_select import build_engine
 from activities.scratch import StagingArea
 from custody.pools import MAX_LIMIT
 from custody.settings import Settings
@@ -53,8 +54,7 @@ async def main() -> None:
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
-    engine = EasyOcrEngine(torch_threads=settings.effective_torch_threads())
-    engine.reader()  # load the model now: fail fast, and the first page does not pay
+    engine = build_engine(settings)  # loads the models now: fail fast, first page does not pay
     log.info("ocr_engine_ready", engine=engine.name, version=engine.version)
     client = await connect(settings, settings.ocr_metrics_port)
     await run_until_signalled(build_ocr_worker(client, settings, store, area, engine), sweeper.stop)

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from activities.ocr_select import build_engine
+from custody.settings import Settings
 from starter.bench_ocr import ENGINES, documents
 
 _SLICE = ("funsd_82251504.png", "tess_phototest.tif")  # one page each
@@ -77,6 +79,16 @@ def test_bench_ocr_ratios_and_plot_are_written(bench: Bench) -> None:
         assert ratios["pages_per_minute"] > 0 and ratios["word_f1"] > 0
     assert results["ratios"]["pipeline_over_custody_seconds"] > 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_bench_ocr_custody_is_the_engine_workers_build(bench: Bench) -> None:
+    """The ``custody`` column ran the engine ``workers/ocr.py`` builds, and says which."""
+    results, _ = bench
+    engine = build_engine(Settings(), warm=False)  # the factory the OCR worker calls
+    assert results["custody_engine"] == {"name": engine.name, "version": engine.version}
+    assert results["custody_params"] == engine.params()
+    assert results["custody_model_hashes"] == engine.model_hashes()
 
 
 def test_bench_documents_pair_scans_with_ground_truth(tmp_path: Path) -> None:

@@ -1,0 +1,69 @@
+"""Build the OCR engine the settings name, exactly as the OCR worker and the benchmark use it.
+
+``CUSTODY_OCR_ENGINE`` picks it: ``tesseract`` (the default, measured fastest and
+most accurate on the corpus: docs/ocr-benchmark.md), ``hybrid`` (Tesseract with
+EasyOCR re-reading the words Tesseract is unsure of) or ``easyocr`` (CRAFT
+detection and EasyOCR recognition, the engine before issue #6). The engine's
+name, version, parameters and model hashes go into every result, so a change
+of engine shows in the signed record; ``build_recorded`` rebuilds one from
+such a record (a pinned, known-good configuration).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from activities.ocr_engine import EasyOcrEngine, EasyOcrTuning, OcrEngine, ParamValue
+from activities.ocr_hybrid import TesseractEngine, TesseractTuning
+from custody.settings import Settings
+
+#: Tesseract confidence under which ``hybrid`` lets EasyOCR re-read a word, and
+#: EasyOCR's confidence needed to take its reading (the best pair measured).
+HYBRID_REFINE_BELOW = 0.70
+HYBRID_REFINE_ACCEPT = 0.70
+
+Engine = EasyOcrEngine | TesseractEngine
+
+
+def build_engine(settings: Settings, *, warm: bool = True) -> OcrEngine:
+    """The configured engine; ``warm`` loads models and hashes them now, to fail at start."""
+    threads = settings.effective_torch_threads()
+    engine: Engine
+    if settings.ocr_engine == "easyocr":
+        engine = EasyOcrEngine(torch_threads=threads)
+    elif settings.ocr_engine == "hybrid":
+        engine = TesseractEngine(
+            threads, refine_below=HYBRID_REFINE_BELOW, refine_accept=HYBRID_REFINE_ACCEPT
+        )
+    else:
+        engine = TesseractEngine(threads)
+    if warm:
+        engine.warm_up()
+    return engine
+
+
+def build_recorded(
+    name: str, params: Mapping[str, ParamValue], torch_threads: int, *, warm: bool = True
+) -> OcrEngine:
+    """The engine a result recorded (its ``engine`` name and ``params``), tuned as it was.
+
+    Only tuning keys are taken from ``params``; the rest (device, languages,
+    thread counts) describe the host or are fixed by the engine.
+    """
+    engine: Engine
+    if name == "easyocr":
+        engine = EasyOcrEngine(torch_threads, **_tuning(EasyOcrTuning, params))
+    elif name in ("tesseract", "tesseract+easyocr"):
+        engine = TesseractEngine(torch_threads, **_tuning(TesseractTuning, params))
+    else:
+        raise ValueError(f"unknown OCR engine {name!r}")
+    if warm:
+        engine.warm_up()
+    return engine
+
+
+def _tuning(kind: type, params: Mapping[str, ParamValue]) -> dict[str, Any]:
+    names = {field.name for field in dataclasses.fields(kind)}
+    return {key: value for key, value in params.items() if key in names}
