@@ -1,9 +1,11 @@
 """Build the OCR engine the settings name, exactly as the OCR worker and the benchmark use it.
 
-``CUSTODY_OCR_ENGINE`` picks it: ``tesseract`` (the default, measured fastest and
-most accurate on the corpus: docs/ocr-benchmark.md), ``hybrid`` (Tesseract with
-EasyOCR re-reading the words Tesseract is unsure of) or ``easyocr`` (CRAFT
-detection and EasyOCR recognition, the engine before issue #6). The engine's
+``CUSTODY_OCR_ENGINE`` picks it: ``hybrid`` (the default: Tesseract finds the
+layout and reads the words, EasyOCR's recogniser re-reads the words Tesseract
+is unsure of; the most accurate on the corpus), ``tesseract`` (the same without
+EasyOCR: about 1.7x faster for 0.005 less word F1) or ``easyocr`` (CRAFT
+detection and EasyOCR recognition, the engine before issue #6). Figures:
+docs/ocr-benchmark.md. The engine's
 name, version, parameters and model hashes go into every result, so a change
 of engine shows in the signed record; ``build_recorded`` rebuilds one from
 such a record (a pinned, known-good configuration).
@@ -17,6 +19,8 @@ from typing import Any
 
 from activities.ocr_engine import EasyOcrEngine, EasyOcrTuning, OcrEngine, ParamValue
 from activities.ocr_hybrid import TesseractEngine, TesseractTuning
+from custody.errors import ConfigurationError
+from custody.ocr_config import ConfigRegistry, OcrConfig
 from custody.settings import Settings
 
 #: Tesseract confidence under which ``hybrid`` lets EasyOCR re-read a word, and
@@ -67,3 +71,32 @@ def build_recorded(
 def _tuning(kind: type, params: Mapping[str, ParamValue]) -> dict[str, Any]:
     names = {field.name for field in dataclasses.fields(kind)}
     return {key: value for key, value in params.items() if key in names}
+
+
+def configured_engine(settings: Settings, registry: ConfigRegistry, actor: str) -> OcrEngine:
+    """The engine an OCR worker runs: a pinned configuration if an operator set one
+    (``custody ocr config rollback|pin``), else the settings'; recorded in the history."""
+    pinned = registry.pinned()
+    if pinned is None:
+        engine = build_engine(settings)
+    else:
+        engine = build_recorded(pinned.engine, pinned.params, settings.effective_torch_threads())
+        installed = engine.model_hashes()
+        if installed != pinned.model_hashes:
+            # Same parameters over other model files would not be the known-good one.
+            raise ConfigurationError(
+                detail=f"pinned OCR configuration {pinned.digest} needs other model files "
+                f"than are installed ({', '.join(sorted(installed))}): install them or unpin"
+            )
+    registry.observe(describe(engine), actor)
+    return engine
+
+
+def describe(engine: OcrEngine) -> OcrConfig:
+    """What the signed records will say about this engine, as one configuration."""
+    return OcrConfig(
+        engine=engine.name,
+        version=engine.version,
+        params=engine.params(),
+        model_hashes=engine.model_hashes(),
+    )

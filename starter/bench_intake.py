@@ -157,11 +157,10 @@ async def _stack(
 
 
 def _workers(client: Client, settings: Settings, store: LocalStore) -> list[Worker]:
-    from activities.ocr_engine import EasyOcrEngine  # torch: only when asked to drain
+    from activities.ocr_select import build_engine  # models: only when asked to drain
 
     area = StagingArea(settings.staging_path)
-    engine = EasyOcrEngine(torch_threads=settings.effective_torch_threads())
-    engine.reader()
+    engine = build_engine(settings)
     return [
         build_io_worker(client, settings, store, area),
         build_ocr_worker(client, settings, store, area, engine),

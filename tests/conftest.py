@@ -60,12 +60,12 @@ def tenant() -> str:
 
 @pytest.fixture(scope="session")
 def ocr_engine() -> Iterator[object]:
-    """The real EasyOCR engine, loaded once for the whole session."""
-    from activities.ocr_engine import EasyOcrEngine
+    """The engine the OCR worker builds by default, loaded once for the whole session."""
+    from activities.ocr_select import build_engine
+    from custody.settings import Settings
 
-    engine = EasyOcrEngine(torch_threads=max(1, os.cpu_count() or 1))
-    engine.reader()  # load once, before any activity's heartbeat clock starts
-    yield engine
+    # Loaded before any activity's heartbeat clock starts.
+    yield build_engine(Settings(ocr_concurrency=1, torch_threads=max(1, os.cpu_count() or 1)))
 
 
 _EXIT_STATUS: list[int] = []

@@ -8,6 +8,7 @@ starts, so the first document does not pay for it.
 
 from __future__ import annotations
 
+import socket
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,11 +18,12 @@ from temporalio.worker import Worker
 
 from activities.ocr import OcrActivities
 from activities.ocr_engine import OcrEngine
-from activities.ocr_select import build_engine
+from activities.ocr_select import configured_engine, describe
 from activities.scratch import StagingArea
+from custody.ocr_config import ConfigRegistry
 from custody.pools import MAX_LIMIT
 from custody.settings import Settings
-from custody.stores import ObjectStore, open_store
+from custody.stores import ObjectStore, open_raw_store, open_store
 from workers.common import connect, run, run_until_signalled, start_staging
 from workers.interceptors import CanonicalLogInterceptor
 from workers.logging import configure_logging
@@ -54,8 +56,11 @@ async def main() -> None:
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
-    engine = build_engine(settings)  # loads the models now: fail fast, first page does not pay
-    log.info("ocr_engine_ready", engine=engine.name, version=engine.version)
+    # Loads the models now: fail fast, and the first page does not pay.
+    registry = ConfigRegistry(open_raw_store(settings))
+    engine = configured_engine(settings, registry, f"ocr-worker@{socket.gethostname()}")
+    config = describe(engine)
+    log.info("ocr_engine_ready", engine=engine.name, version=engine.version, config=config.digest)
     client = await connect(settings, settings.ocr_metrics_port)
     await run_until_signalled(build_ocr_worker(client, settings, store, area, engine), sweeper.stop)
 
