@@ -26,14 +26,15 @@ examples: $(EXAMPLES)
 
 # Start the embedded stack in the background, submit the examples (or FILES),
 # wait for them and print one row each. The stack stays up: `make stop`.
-run: $(STAMP) $(EXAMPLES)
+run: $(STAMP) $(EXAMPLES) system-deps
 	$(BIN)/custody up --detach
 	$(BIN)/custody submit $(FILES) --wait
 
 stop: $(STAMP)
 	$(BIN)/custody down
 
-# The OCR benchmark compares against Tesseract; CI machines start without it.
+# Tesseract: the OCR engine reads layout and words with it (and the benchmark
+# compares against it); fresh machines and CI start without it.
 system-deps:
 	@command -v tesseract >/dev/null || { [ "$$(id -u)" = 0 ] && \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
