@@ -88,6 +88,12 @@ class _Spares:
         self._spare: tuple[subprocess.Popen[bytes], float] | None = None
         self._max_age_s = max_age_s
 
+    def warm(self) -> None:
+        """Start the spare now (a worker at start), so the first document does not wait."""
+        with self._lock:
+            if self._spare is None:
+                self._spare = (_spawn(), time.monotonic())
+
     def take(self) -> subprocess.Popen[bytes]:
         with self._lock:
             spare, self._spare = self._spare, None
@@ -106,6 +112,11 @@ def _usable(spare: tuple[subprocess.Popen[bytes], float], max_age_s: float) -> b
 
 
 _SPARES = _Spares()
+
+
+def prewarm() -> None:
+    """Have an inspection child ready before the first document arrives."""
+    _SPARES.warm()
 
 
 def _spawn() -> subprocess.Popen[bytes]:

@@ -15,7 +15,7 @@ from temporalio import activity
 from activities.audit import record, ref
 from activities.faults import coded
 from activities.scratch import StagingArea
-from activities.untrusted import inspect_untrusted
+from activities.untrusted import inspect_untrusted, prewarm
 from custody import ids
 from custody.canonical import canonical_json
 from custody.errors import Code
@@ -32,6 +32,7 @@ class ValidationActivities:
         self._limits = limits
         self._refs = RefKeys.for_store(store)
         self._policy_version = limits.policy_version()
+        prewarm()
 
     @activity.defn(name="custody.validate")
     @coded(Code.INTERNAL)
