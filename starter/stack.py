@@ -223,10 +223,10 @@ async def ephemeral_server(**kwargs: Any) -> WorkflowEnvironment:
     For tests and benchmarks: in memory unless ``dev_server_database_filename``
     is given, and never the embedded stack's state.
     """
+    options: dict[str, Any] = {"data_converter": data_converter(), **kwargs}
     return await WorkflowEnvironment.start_local(
         dev_server_existing_path=str(temporal_binary()),
         search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        data_converter=data_converter(),
         dev_server_log_level="error",
-        **kwargs,
+        **options,
     )

@@ -57,6 +57,13 @@ def test_bench_ocr_reports_every_engine_on_the_same_pages(bench: Bench) -> None:
         assert row["seconds"] > 0
     assert all(results["engines"][e]["pages"] == 2 for e in ENGINES)
     assert all(d["engines"]["pipeline"]["state"] == "published" for d in results["documents"])
+    # Time outside the OCR activity, from each record's own OCR seconds: positive, and less
+    # than the whole document took.
+    for d in results["documents"]:
+        pipeline = d["engines"]["pipeline"]
+        assert 0 < pipeline["outside_ocr_seconds"] < pipeline["seconds"]
+    batch = results["pipeline_batch"]
+    assert batch["documents"] == batch["published"] == 2 and batch["pages"] == 2
 
 
 @pytest.mark.slow
@@ -78,6 +85,7 @@ def test_bench_ocr_ratios_and_plot_are_written(bench: Bench) -> None:
         ratios = results["ratios"][f"custody_vs_{base}"]
         assert ratios["pages_per_minute"] > 0 and ratios["word_f1"] > 0
     assert results["ratios"]["pipeline_over_custody_seconds"] > 0
+    assert results["ratios"]["pipeline_batch_over_custody_seconds"] > 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
