@@ -1,9 +1,10 @@
 """Build the OCR engine the settings name, exactly as the OCR worker and the benchmark use it.
 
-``CUSTODY_OCR_ENGINE`` picks it: ``hybrid`` (the default: Tesseract finds the
-layout and reads the words, EasyOCR's recogniser re-reads the words Tesseract
-is unsure of; the most accurate on the corpus), ``tesseract`` (the same without
-EasyOCR: about 1.7x faster for 0.005 less word F1) or ``easyocr`` (CRAFT
+``CUSTODY_OCR_ENGINE`` picks it: ``tesseract`` (the default: Tesseract on
+resolution-normalised pages, measured 17x bare EasyOCR's speed and more
+accurate than bare Tesseract), ``hybrid`` (the same, with EasyOCR's recogniser
+re-reading the words Tesseract is unsure of: +0.005 word F1, within one page's
+noise, for 1.7-2.6x the time and 100 MB of weights) or ``easyocr`` (CRAFT
 detection and EasyOCR recognition, the engine before issue #6). Figures:
 docs/ocr-benchmark.md. The engine's
 name, version, parameters and model hashes go into every result, so a change
