@@ -9,6 +9,15 @@ own prefix, so an abandoned attempt still running cannot overwrite another's
 pages. Text, boxes and confidences stay in the store: only keys and numbers go
 back to the workflow.
 
+PDF pages with a text layer their author typeset (``activities.textlayer``)
+are read from it instead when the policy prefers (``CUSTODY_LIMIT_TEXT_LAYER``),
+and the result lists them with each one's text hash; a PDF whose every page
+came from its text layer never reaches the engine. Last, the page images and
+the recognised words become a searchable PDF (``activities.searchable``) in
+this attempt's scratch space, signed like the pages, for publish to keep
+beside the text; a wholly born-digital PDF is searchable already, so none is
+built and the result says the original serves.
+
 Fault point ``CUSTODY_FAULTS=ocr.hang=SECONDS`` (chaos harness, off by
 default): each page of the first attempt stalls that long before recognition,
 so heartbeats stop after the page deadline, as with a hung decoder.
@@ -22,16 +31,22 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
 
+import pypdfium2 as pdfium
 import structlog
 from temporalio import activity
 
 from activities.audit import record
 from activities.faults import coded, fault_point
 from activities.ocr_engine import OcrEngine
-from activities.output import mean_confidence
-from activities.pages import iter_pages
+from activities.output import load_pages, mean_confidence, merge_pdfs
+from activities.pages import PDF, GrayPage, iter_pages
 from activities.scratch import StagingArea
+from activities.searchable import searchable_pdf
+from activities.textlayer import ENGINE as TEXT_LAYER_ENGINE
+from activities.textlayer import layer_sha256, text_layer_page
 from custody import ids
 from custody.errors import Code, Quarantined
 from custody.models import OcrInput, OcrResult, PageText
@@ -49,6 +64,7 @@ class OcrActivities:
         engine: OcrEngine,
         dpi: int,
         page_deadline_s: float = 180.0,
+        text_layer: Literal["prefer", "ignore"] = "prefer",
     ) -> None:
         self._store = store
         self._refs = RefKeys.for_store(store)
@@ -56,6 +72,7 @@ class OcrActivities:
         self._engine = engine
         self._dpi = dpi
         self._page_deadline_s = page_deadline_s
+        self._text_layer = text_layer
 
     @activity.defn(name="custody.ocr")
     @coded(Code.OCR_ERROR)
@@ -66,22 +83,29 @@ class OcrActivities:
         done = self._resumable(inp, run)
         activity.heartbeat({"pages_done": len(done)})  # alive before pages load
         started = time.monotonic()
-        if len(done) < inp.pages:
-            with self._area.staged(self._store, source, inp.sha256) as path:
-                for index, image in iter_pages(path, inp.media_type, self._dpi, start=len(done)):
-                    with _heartbeat_while(len(done), self._page_deadline_s):
-                        _hang_point(info.attempt)
-                        page = self._engine.recognise(image, index)
-                    key = ids.work_page_key(inp.sha256, inp.tenant, f"{run}-a{info.attempt}", index)
-                    self._store.put(key, page.model_dump_json().encode())
-                    done.append(key)
-                    activity.heartbeat({"pages_done": len(done)})
-                    fault_point("ocr.after_page")
-        if len(done) != inp.pages:
-            raise Quarantined(Code.PAGE_COUNT_MISMATCH, f"{len(done)} of {inp.pages} pages")
-        result = self._result(done, time.monotonic() - started, info.attempt)
+        token = f"{run}-a{info.attempt}"
+        with self._area.staged(self._store, source, inp.sha256) as path:
+            built: dict[int, bytes] = {}  # searchable PDF pages, from the images OCR saw
+            for page, image in self._page_texts(path, inp, len(done), info.attempt):
+                key = ids.work_page_key(inp.sha256, inp.tenant, token, page.page)
+                self._store.put(key, page.model_dump_json().encode())
+                done.append(key)
+                if image is not None:
+                    built[page.page] = searchable_pdf([(image, page)], self._dpi)
+                activity.heartbeat({"pages_done": len(done)})
+                fault_point("ocr.after_page")
+            if len(done) != inp.pages:
+                raise Quarantined(Code.PAGE_COUNT_MISMATCH, f"{len(done)} of {inp.pages} pages")
+            pages = load_pages(self._store, done)
+            pdf_key = self._searchable(path, inp, pages, built, token)
+        result = self._result(done, pages, time.monotonic() - started, info.attempt)
         result = result.model_copy(
-            update={"page_sigs": self._refs.sign_all(done, inp.tenant, inp.sha256)}
+            update={
+                "page_sigs": self._refs.sign_all(done, inp.tenant, inp.sha256),
+                "searchable": "built" if pdf_key else "original",
+                "pdf_key": pdf_key,
+                "pdf_sig": self._refs.sign(pdf_key, inp.tenant, inp.sha256) if pdf_key else None,
+            }
         )
         record(
             self._store,
@@ -90,6 +114,7 @@ class OcrActivities:
             inp.sha256,
             pages=result.pages,
             engine=f"{result.engine} {result.engine_version}",
+            text_layer_pages=len(result.text_layer_pages),
         )
         return result
 
@@ -112,23 +137,75 @@ class OcrActivities:
             log.info("ocr_resumed", pages_done=len(done), workflow_id=activity.info().workflow_id)
         return done
 
-    def _result(self, keys: list[str], seconds: float, attempt: int) -> OcrResult:
-        pages = [PageText.model_validate_json(self._store.get(k)) for k in keys]
-        chars = sum(len(p.text) for p in pages)
-        confidences = [round(p.mean_confidence, 4) for p in pages]
+    def _page_texts(
+        self, path: Path, inp: OcrInput, start: int, attempt: int
+    ) -> Iterator[tuple[PageText, GrayPage | None]]:
+        """Pages ``start`` onwards, with the image OCR read (None: read from the text layer)."""
+        if inp.media_type != PDF or self._text_layer != "prefer":
+            for index, image in iter_pages(path, inp.media_type, self._dpi, start=start):
+                yield self._recognise(image, index, attempt), image
+            return
+        for index in range(start, inp.pages):
+            layer = text_layer_page(path, index, self._dpi)
+            if layer is not None:
+                yield layer.model_copy(update={"source": "text-layer"}), None
+                continue
+            # Only pages without a text layer are rendered for the engine.
+            image = _render(path, PDF, self._dpi, index)
+            yield self._recognise(image, index, attempt), image
+
+    def _recognise(self, image: GrayPage, index: int, attempt: int) -> PageText:
+        with _heartbeat_while(index, self._page_deadline_s):
+            _hang_point(attempt)
+            return self._engine.recognise(image, index)
+
+    def _searchable(
+        self, path: Path, inp: OcrInput, pages: list[PageText], built: dict[int, bytes], token: str
+    ) -> str | None:
+        """The searchable PDF's scratch key; None when the original PDF already is one.
+
+        Each page was built as OCR finished it (compressed, so memory holds one
+        page image at most); pages an earlier attempt recognised, or that came
+        from the text layer of a partly born-digital PDF, are rendered now.
+        """
+        if inp.media_type == PDF and all(p.source == "text-layer" for p in pages):
+            return None
+        with _heartbeat_while(len(pages), self._page_deadline_s):
+            for page in pages:
+                if page.page not in built:
+                    image = _render(path, inp.media_type, self._dpi, page.page)
+                    built[page.page] = searchable_pdf([(image, page)], self._dpi)
+            data = merge_pdfs(built[p.page] for p in pages)
+        key = ids.work_pdf_key(inp.sha256, inp.tenant, token)
+        self._store.put(key, data)
+        return key
+
+    def _result(
+        self, keys: list[str], pages: list[PageText], seconds: float, attempt: int
+    ) -> OcrResult:
+        layer = [p for p in pages if p.source == "text-layer"]
+        ocr_ran = len(layer) < len(pages)
         return OcrResult(
             pages=len(pages),
             page_keys=keys,
-            page_confidences=confidences,
+            page_confidences=[round(p.mean_confidence, 4) for p in pages],
             mean_confidence=mean_confidence(pages),
-            chars=chars,
-            engine=self._engine.name,
-            engine_version=self._engine.version,
-            params=self._engine.params(),
-            model_hashes=self._engine.model_hashes(),
+            chars=sum(len(p.text) for p in pages),
+            # A wholly born-digital PDF never touches the engine, not even its metadata.
+            engine=self._engine.name if ocr_ran else TEXT_LAYER_ENGINE,
+            engine_version=self._engine.version if ocr_ran else f"pdfium {pdfium.PDFIUM_INFO}",
+            params=self._engine.params() if ocr_ran else {"dpi": self._dpi},
+            model_hashes=self._engine.model_hashes() if ocr_ran else {},
             seconds=round(seconds, 3),
             attempt=attempt,
+            text_layer_pages=[p.page for p in layer],
+            text_layer_sha256=[layer_sha256(p) for p in layer],
         )
+
+
+def _render(path: Path, media_type: str, dpi: int, index: int) -> GrayPage:
+    # The generator, dropped at once, closes its document as it goes.
+    return next(iter(iter_pages(path, media_type, dpi, start=index)))[1]
 
 
 def _hang_point(attempt: int) -> None:

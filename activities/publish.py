@@ -4,6 +4,9 @@
 text's SHA-256, then creates the result record with a conditional create keyed
 by the document's SHA-256. A late retry, a duplicate delivery or a second worker
 finds the record there and returns it; it never writes a second one.
+The searchable PDF the OCR activity built is copied beside the text the same
+way and its hash signed into the record (or, for a born-digital PDF read from
+its own text layer, the record names the source as the searchable PDF).
 ``conclude`` does the same for a rejection or quarantine, beside the kept source.
 
 The record is signed (Ed25519, key ID inside) over its canonical JSON, and its
@@ -57,6 +60,8 @@ class PublishActivities:
         # The record names the source (evidence export opens it): checked like the pages.
         self._refs.check(inp.source_key, inp.tenant, inp.sha256, inp.source_sig)
         page_keys = self._refs.check_all(inp.page_keys, inp.tenant, inp.sha256, inp.page_sigs)
+        if inp.ocr.pdf_key is not None:
+            self._refs.check(inp.ocr.pdf_key, inp.tenant, inp.sha256, inp.ocr.pdf_sig)
         record_key = ids.record_key(inp.sha256, inp.tenant)
         attempt = activity.info().attempt
         if self._store.exists(record_key):
@@ -73,9 +78,11 @@ class PublishActivities:
         self._store.create(pages_key, pages_json.encode("utf-8"))
         # Hash what is stored: an earlier attempt may have written it first.
         pages_sha = hashlib.sha256(self._store.get(pages_key)).hexdigest()
+        searchable = self._searchable(inp)
         activity.heartbeat()
         fault_point("publish.before_record")
-        signed = self._sign(_record(inp, text_key, pages_key, pages_sha, attempt))
+        body = _record(inp, text_key, pages_key, pages_sha, attempt)
+        signed = self._sign(body.model_copy(update=searchable))
         if not self._store.create(record_key, canonical_json(signed)):
             return self._existing(inp, record_key, attempt)  # lost a race to a twin attempt
         fault_point("publish.after_record")
@@ -93,6 +100,17 @@ class PublishActivities:
         return PublishResult(
             record_key=record_key, text_key=text_key, created=True, attempt=attempt
         )
+
+    def _searchable(self, inp: PublishInput) -> dict[str, object]:
+        """The record's searchable-PDF fields, after copying a built one beside the text."""
+        if inp.ocr.searchable == "original":
+            return {"searchable": "original", "pdf_key": inp.source_key, "pdf_sha256": inp.sha256}
+        if inp.ocr.pdf_key is None:
+            return {}  # an OCR result from before searchable output
+        key = ids.pdf_key(inp.sha256, inp.tenant, inp.text_sha256)
+        self._store.create(key, self._store.get(inp.ocr.pdf_key))
+        sha = hashlib.sha256(self._store.get(key)).hexdigest()
+        return {"searchable": "built", "pdf_key": key, "pdf_sha256": sha}
 
     def _sign(self, body: ResultRecord) -> SignedRecord:
         if not self._key_published:  # once per worker: verifiers find the key that signed
@@ -166,4 +184,6 @@ def _record(
         captured_at=inp.captured_at,
         signer=inp.signer,
         packet_event=inp.packet_event,
+        text_layer_pages=inp.ocr.text_layer_pages,
+        text_layer_sha256=inp.ocr.text_layer_sha256,
     )

@@ -46,7 +46,7 @@ def layer_sha256(text: PageText) -> str:
 
 def _read(page: pdfium.PdfPage, index: int, scale: float) -> PageText | None:
     width, height = page.get_size()
-    if _image_share(page, width * height) > _MAX_IMAGE_SHARE:
+    if _image_share(page, width * height) > _MAX_IMAGE_SHARE or _has_invisible_text(page):
         return None
     textpage = page.get_textpage()
     try:
@@ -78,6 +78,15 @@ def _image_share(page: pdfium.PdfPage, area: float) -> float:
         left, bottom, right, top = obj.get_bounds()
         covered += max(0.0, right - left) * max(0.0, top - bottom)
     return covered / area if area > 0 else 1.0
+
+
+def _has_invisible_text(page: pdfium.PdfPage) -> bool:
+    # Render mode 3 is text no reader shows (an OCR layer, or words a page
+    # claims but does not display): the page is read as it looks instead.
+    return any(
+        raw.FPDFTextObj_GetTextRenderMode(obj.raw) == raw.FPDF_TEXTRENDERMODE_INVISIBLE
+        for obj in page.get_objects(filter=[raw.FPDF_PAGEOBJ_TEXT])
+    )
 
 
 def _words(textpage: pdfium.PdfTextPage, page_height: float, scale: float) -> list[Word]:

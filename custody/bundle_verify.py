@@ -9,7 +9,9 @@ auditor can check a document without Custody's servers. It checks:
 1. sha256(source.bin) equals the record's ``sha256`` (the bytes that were OCR'd);
 2. the Ed25519 signature in record.json over the canonical JSON of the record,
    with the public key in public_key.json whose ``kid`` the signature names;
-3. sha256(text.txt) and sha256(pages.json) equal the record's checksums;
+3. sha256(text.txt) and sha256(pages.json) equal the record's checksums, and
+   so does sha256(searchable.pdf) when the record has one (``searchable``
+   "built"; "original" means source.bin itself is the searchable PDF);
 4. every ledger event's hash over its canonical JSON, and that each follows the
    one before it; the packet event the record names is there with that hash;
    the ``published`` event names sha256(record.json).
@@ -85,6 +87,12 @@ def main(folder: Path) -> int:
         "text.checksum": sha((folder / "text.txt").read_bytes()) == record["text_sha256"],
         "pages.checksum": sha((folder / "pages.json").read_bytes()) == record["pages_sha256"],
     }
+    searchable = record.get("searchable", "none")
+    if searchable == "built":
+        pdf = folder / "searchable.pdf"
+        checks["pdf.checksum"] = pdf.is_file() and sha(pdf.read_bytes()) == record["pdf_sha256"]
+    elif searchable == "original":
+        checks["pdf.checksum"] = record["pdf_sha256"] == record["sha256"]
     problems = check_events(events, record, record_bytes)
     checks["ledger.chain"] = not problems
     for name, ok in checks.items():

@@ -75,12 +75,22 @@ def work_page_key(sha256: str, tenant: str | None, attempt_token: str, page: int
     return f"{work_prefix(sha256, tenant)}{attempt_token}/page-{page:04d}.json"
 
 
+def work_pdf_key(sha256: str, tenant: str | None, attempt_token: str) -> str:
+    """The searchable PDF one attempt built, until publish copies it beside the text."""
+    return f"{work_prefix(sha256, tenant)}{attempt_token}/searchable.pdf"
+
+
 def text_key(sha256: str, tenant: str | None, text_sha256: str) -> str:
     return f"results/{scope(tenant)}/{sha256}/text-{text_sha256[:16]}.txt"
 
 
 def pages_key(sha256: str, tenant: str | None, text_sha256: str) -> str:
     return f"results/{scope(tenant)}/{sha256}/pages-{text_sha256[:16]}.json"
+
+
+def pdf_key(sha256: str, tenant: str | None, text_sha256: str) -> str:
+    """The searchable PDF: the page images with the text invisible over them."""
+    return f"results/{scope(tenant)}/{sha256}/searchable-{text_sha256[:16]}.pdf"
 
 
 def record_key(sha256: str, tenant: str | None) -> str:

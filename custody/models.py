@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
 
@@ -172,6 +173,16 @@ class OcrResult(_Model):
     attempt: int = 1
     #: One signature per page key, in order (custody.refs).
     page_sigs: list[str] = Field(default_factory=list)
+    #: Pages read from the PDF's own text layer instead of OCR, and each one's
+    #: ``textlayer.layer_sha256``, in the same order.
+    text_layer_pages: list[int] = Field(default_factory=list)
+    text_layer_sha256: list[str] = Field(default_factory=list)
+    #: The searchable PDF: "built" (scratch ``pdf_key``, signed ``pdf_sig``),
+    #: "original" (every page came from the text layer: the source is searchable
+    #: as it is) or "none" (results from before searchable output).
+    searchable: Literal["none", "built", "original"] = "none"
+    pdf_key: str | None = None
+    pdf_sig: str | None = None
 
 
 class CheckInput(_Model):
@@ -258,15 +269,19 @@ class PageText(_Model):
     words: list[Word]
     mean_confidence: float
     seconds: float
+    #: Which produced the page: the OCR engine, or the PDF's own text layer.
+    source: Literal["ocr", "text-layer"] = "ocr"
 
 
 class ResultRecord(_Model):
     """The published fact for one document; created once, never overwritten.
 
-    Stored signed, inside a ``SignedRecord``.
+    Stored signed, inside a ``SignedRecord``. Fields added since version 2 are
+    left out of its JSON while at their defaults, so a record signed before
+    they existed still serialises to the bytes that were signed.
     """
 
-    schema_version: int = 2
+    schema_version: int = 3
     sha256: str
     tenant: str | None
     source_id: str | None
@@ -296,6 +311,32 @@ class ResultRecord(_Model):
     captured_at: datetime | None = None
     signer: dict[str, str] = Field(default_factory=dict)
     packet_event: EventRef | None = None
+    #: Pages taken from the PDF's text layer, and each one's text hash (OcrResult).
+    text_layer_pages: list[int] = Field(default_factory=list)
+    text_layer_sha256: list[str] = Field(default_factory=list)
+    #: The searchable PDF: "built" (stored at ``pdf_key``, beside the text),
+    #: "original" (``pdf_key`` is the source itself) or "none" (older records).
+    searchable: Literal["none", "built", "original"] = "none"
+    pdf_key: str | None = None
+    pdf_sha256: str = ""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        for name, default in _ADDED_SINCE_V2.items():
+            if name in data and data[name] == default:
+                del data[name]
+        return data
+
+
+# Their defaults, as JSON: a record holding exactly these is an older record.
+_ADDED_SINCE_V2: dict[str, object] = {
+    "text_layer_pages": [],
+    "text_layer_sha256": [],
+    "searchable": "none",
+    "pdf_key": None,
+    "pdf_sha256": "",
+}
 
 
 class RecordSignature(_Model):

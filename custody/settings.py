@@ -41,6 +41,10 @@ class Limits(BaseSettings):
     # Encrypted PDFs are refused even when the user password is empty: the
     # owner restricted the document, and we OCR exactly what we were given.
     allow_encrypted_empty_password: bool = False
+    # Born-digital PDF pages: "prefer" reads the text layer the author typeset
+    # (exact, milliseconds; the record lists those pages and their hashes) and
+    # OCRs only pages without one; "ignore" OCRs every page (docs: README).
+    text_layer: Literal["prefer", "ignore"] = "prefer"
 
     def policy_version(self) -> str:
         """A short, stable fingerprint of the policy, recorded with every result."""

@@ -1,8 +1,8 @@
 """Verification is a replay, not a green dashboard.
 
 For one document: fetch the stored source and recompute its hash, check the
-record's signature, recompute the text and page checksums, and check the
-ledger chain around the document's events. For the ledger: every event's hash,
+record's signature, recompute the text, page and searchable-PDF checksums, and
+check the ledger chain around the document's events. For the ledger: every event's hash,
 every link, no gaps, every event in its place, and every signed checkpoint.
 Each check is named, so a FAIL says exactly what does not hold.
 """
@@ -63,6 +63,8 @@ def verify_document(
     ]
     if record.pages_sha256:
         checks.append(_object_check(store, "pages.checksum", record.pages_key, record.pages_sha256))
+    if record.pdf_key is not None:  # "original": the source, checked again under this name
+        checks.append(_object_check(store, "pdf.checksum", record.pdf_key, record.pdf_sha256))
     checks += _document_ledger_checks(store, keys, sha256, tenant, record.packet_event)
     return _report(subject, checks)
 

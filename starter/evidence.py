@@ -141,13 +141,15 @@ def export_bundle(store: ObjectStore, sha256: str, tenant: str | None, out: Path
     signed = SignedRecord.model_validate_json(record_bytes)
     record = signed.record
     ledger = Ledger(store, tenant)
-    mine = [e.seq for e in ledger.events() if e.sha256 == sha256]
+    mine = [e.seq for e in ledger.for_document(sha256)]
     lo, hi = min(mine, default=1), max(mine, default=1)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("source.bin", store.get(record.source_key))
         z.writestr("text.txt", store.get(record.text_key))
         z.writestr("pages.json", store.get(record.pages_key))
+        if record.searchable == "built" and record.pdf_key:
+            z.writestr("searchable.pdf", store.get(record.pdf_key))
         z.writestr("record.json", record_bytes)
         z.writestr("packet.json", store.get(ids.packet_key(sha256, tenant)))
         z.writestr("public_key.json", canonical_json(public_keys(store)[signed.signature.kid]))
@@ -207,6 +209,10 @@ It prints PASS or FAIL for each check and exits 0 only if all pass:
 - `record.signature`: record.json's Ed25519 signature over the canonical JSON of `record`
   (keys sorted, separators `,` `:`, UTF-8) verifies with public_key.json (same `kid`).
 - `text.checksum`, `pages.checksum`: sha256(text.txt), sha256(pages.json) match the record.
+- `pdf.checksum` (records with a searchable PDF): sha256(searchable.pdf), the page images
+  with the recognised text invisible over them, matches the record's `pdf_sha256`; for a
+  born-digital PDF read from its own text layer (`searchable` "original") the record names
+  source.bin itself, so `pdf_sha256` must equal `sha256`.
 - `ledger.chain`: each event's `hash` is sha256 of its canonical JSON without `hash`, each
   follows the one before (`seq` + 1, `prev` = previous `hash`), the record's
   `packet_event` is among them, and a `published` event names sha256(record.json).

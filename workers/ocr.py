@@ -35,7 +35,10 @@ log = structlog.get_logger("custody.worker")
 def build_ocr_worker(
     client: Client, settings: Settings, store: ObjectStore, area: StagingArea, engine: OcrEngine
 ) -> Worker:
-    ocr = OcrActivities(store, area, engine, settings.limits.ocr_dpi, settings.ocr_page_deadline_s)
+    limits = settings.limits
+    ocr = OcrActivities(
+        store, area, engine, limits.ocr_dpi, settings.ocr_page_deadline_s, limits.text_layer
+    )
     return Worker(
         client,
         task_queue=settings.ocr_task_queue,

@@ -78,6 +78,7 @@ def test_evidence_published_document_verifies_with_every_check(published: Publis
         "source.hash",
         "text.checksum",
         "pages.checksum",
+        "pdf.checksum",
         "ledger.packet",
         "ledger.published",
         "ledger.chain",
@@ -108,6 +109,10 @@ def _signed(store: LocalStore, p: Published) -> SignedRecord:
 TAMPERS: dict[str, tuple[Callable[[LocalStore, Published], None], str]] = {
     "source byte": (lambda s, p: _flip(s.root / ids.source_key(p.sha256, p.tenant)), "source.hash"),
     "text byte": (lambda s, p: _flip(s.root / _signed(s, p).record.text_key), "text.checksum"),
+    "searchable pdf byte": (
+        lambda s, p: _flip(s.root / str(_signed(s, p).record.pdf_key), offset=1000),
+        "pdf.checksum",
+    ),
     "record byte": (
         lambda s, p: _record_path(s, p).write_bytes(
             _record_path(s, p).read_bytes().replace(b'"pages":1', b'"pages":2')
@@ -196,6 +201,10 @@ def test_evidence_bundle_verifies_with_the_documented_procedure_alone(
     run = [sys.executable, "-I", str(folder / "verify_bundle.py"), str(folder)]
     good = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert good.returncode == 0 and good.stdout.strip().endswith("PASS"), good.stdout
+    assert "PASS  pdf.checksum" in good.stdout  # the searchable PDF travels and is checked
+    (folder / "searchable.pdf").write_bytes((folder / "searchable.pdf").read_bytes()[:-10])
+    cut = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert cut.returncode == 1 and "FAIL  pdf.checksum" in cut.stdout
     (folder / "text.txt").write_text("something else")
     bad = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert bad.returncode == 1 and "FAIL  text.checksum" in bad.stdout
