@@ -7,6 +7,7 @@ them say so. Everything else runs on the real parts.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import threading
@@ -113,3 +114,31 @@ class FailingEngine(CountingEngine):
         with self._lock:
             self.calls += 1
         raise RuntimeError("injected OCR fault")
+
+
+async def custody_cli(settings: Settings, *args: str, tenant: str | None = None) -> tuple[int, Any]:
+    """Run ``custody ARGS --json`` without blocking the loop the workers run on."""
+    env = {
+        **os.environ,
+        "CUSTODY_HOME": str(settings.home),
+        "CUSTODY_TEMPORAL_ADDRESS": settings.temporal_address,
+        "CUSTODY_IO_TASK_QUEUE": settings.io_task_queue,
+        "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "starter.cli",
+        *args,
+        "--json",
+        *(["--tenant", tenant] if tenant else []),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=300)
+    assert proc.returncode is not None
+    try:
+        return proc.returncode, json.loads(out) if out.strip() else None
+    except json.JSONDecodeError:
+        raise AssertionError(f"not JSON (rc={proc.returncode}): {out!r} {err!r}") from None

@@ -10,10 +10,7 @@ documents: the Python API, the CLI (``verify``, ``evidence show|export|find``,
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +30,7 @@ from custody.stores.sealed import SealedStore
 from starter import queries, tenants
 from starter.api import CustodyClient, NotFound, submit, wait
 from starter.edge import create_app
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import custody_cli, make_settings, running_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -154,24 +151,7 @@ async def test_isolation_http_edge_refuses_other_tenant(world: World) -> None:
 
 
 async def _cli(world: World, *args: str) -> tuple[int, Any]:
-    s = world.settings
-    env = {
-        **os.environ,
-        "CUSTODY_HOME": str(s.home),
-        "CUSTODY_TEMPORAL_ADDRESS": s.temporal_address,
-        "CUSTODY_IO_TASK_QUEUE": s.io_task_queue,
-        "CUSTODY_OCR_TASK_QUEUE": s.ocr_task_queue,
-    }
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "starter.cli", *args, "--json", env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
-    assert proc.returncode is not None
-    try:
-        return proc.returncode, json.loads(out) if out.strip() else None
-    except json.JSONDecodeError:
-        raise AssertionError(f"rc={proc.returncode}: {out!r} {err[-400:]!r}") from None
+    return await custody_cli(world.settings, *args)
 
 
 async def test_isolation_cli_refuses_other_tenant(world: World, tmp_path: Path) -> None:

@@ -2,47 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
 import socket
-import sys
 from pathlib import Path
-from typing import Any
 
 from temporalio.client import Client
 
 from activities.ocr_engine import OcrEngine
 from custody.settings import Settings
-from tests.helpers import make_settings, running_pipeline
-
-
-async def custody_cli(settings: Settings, *args: str, tenant: str | None = None) -> tuple[int, Any]:
-    """Run ``custody ARGS --json`` without blocking the loop the workers run on."""
-    env = {
-        **os.environ,
-        "CUSTODY_HOME": str(settings.home),
-        "CUSTODY_TEMPORAL_ADDRESS": settings.temporal_address,
-        "CUSTODY_IO_TASK_QUEUE": settings.io_task_queue,
-        "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
-    }
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "starter.cli",
-        *args,
-        "--json",
-        *(["--tenant", tenant] if tenant else []),
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=300)
-    assert proc.returncode is not None
-    try:
-        return proc.returncode, json.loads(out)
-    except json.JSONDecodeError:
-        raise AssertionError(f"not JSON (rc={proc.returncode}): {out!r} {err!r}") from None
+from tests.helpers import custody_cli, make_settings, running_pipeline
 
 
 async def test_cli_submit_status_result_ls_with_exit_codes(
