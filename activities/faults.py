@@ -9,9 +9,15 @@ The attempt number travels in ``details`` so the workflow can record
 code, never ``str(exc)`` of a foreign exception: decoders and OCR libraries can
 echo content into their messages.
 
-Fault points: ``CUSTODY_FAULTS="ocr.after_pages=kill,publish.before=raise"``
+Fault points: ``CUSTODY_FAULTS="ocr.after_page=kill,publish.before_record=raise"``
 turns on documented hooks for the chaos harness. Off unless that variable is set
-in the worker's environment.
+in the worker's environment. Actions: ``kill`` (SIGKILL this worker), ``raise``
+(the step fails with its default transient code), and ``raise@<sha256 prefix>``
+(fails only for the document whose SHA-256 starts with that prefix: a poison
+document). Besides the points inside activities, every ``coded`` activity has
+an entry point ``<step>.start`` (``ocr.start``, ``publish.start`` ...), so
+``ocr.start=raise@<sha>`` makes the OCR engine step fail on every attempt for
+one chosen document while the rest of the batch runs clean.
 """
 
 from __future__ import annotations
@@ -65,6 +71,8 @@ def coded(default: Code) -> Callable[[Callable[P, R]], Callable[P, R]]:
         @functools.wraps(fn)
         def inner(*args: P.args, **kwargs: P.kwargs) -> R:
             try:
+                if os.environ.get("CUSTODY_FAULTS") and activity.in_activity():
+                    fault_point(f"{_step()}.start")
                 return fn(*args, **kwargs)
             except CancelledError:
                 raise  # the server gave up on this attempt; nothing to classify
@@ -85,8 +93,21 @@ def fault_point(name: str) -> None:
         point, _, action = item.partition("=")
         if point.strip() != name:
             continue
-        log.warning("fault_point", point=name, action=action)
+        action, _, target = action.strip().partition("@")
+        if target and not _document().startswith(target.strip().lower()):
+            continue
+        log.warning("fault_point", point=name, action=action, targeted=bool(target))
         if action == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
         elif action == "raise":
             raise RuntimeError(f"injected fault at {name}")
+
+
+def _step() -> str:
+    """``custody.ocr`` -> ``ocr``: the step name fault points use."""
+    return activity.info().activity_type.removeprefix("custody.")
+
+
+def _document() -> str:
+    """The SHA-256 of the document this activity works on (the workflow id's last part)."""
+    return (activity.info().workflow_id or "").rpartition("-")[2].lower()

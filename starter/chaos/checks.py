@@ -9,9 +9,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import subprocess
 import time
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +65,21 @@ def text_sha(store: ObjectStore, sha256: str, tenant: str) -> str | None:
     return str(record["text_sha256"])
 
 
-def staging_empty(settings: Settings, grace_s: float) -> list[str]:
-    """No staged copy left; an abandoned attempt still running gets ``grace_s``."""
-    area = StagingArea(settings.staging_path)
+def staging_empty(root: Path, grace_s: float) -> list[str]:
+    """No staged copy left under ``root``; an abandoned attempt still running gets ``grace_s``."""
+    area = StagingArea(root)
     deadline = time.monotonic() + grace_s
     while (left := area.files()) and time.monotonic() < deadline:
         time.sleep(0.5)
     return [f"staging file left: {p.parent.name}/{p.name[:12]}" for p in left]
+
+
+def outcome_text(store: ObjectStore, sha256: str, tenant: str) -> str:
+    """The stored outcome records (rejection or quarantine, with their messages)."""
+    return "\n".join(
+        store.get(k).decode("utf-8", errors="replace")
+        for k in store.list(ids.outcome_prefix(sha256, tenant))
+    )
 
 
 def ground_truth(paths: Iterable[Path]) -> set[str]:
@@ -132,6 +142,58 @@ def _decoded(value: str) -> str:
         return base64.b64decode(value, validate=True).decode("utf-8", errors="replace")
     except (binascii.Error, ValueError):
         return value
+
+
+def retry_codes(data: dict[str, Any]) -> list[str]:
+    """Per retried activity, the code of the last failure it got past.
+
+    The server writes an activity's started event once, for its final attempt,
+    with the failure before it as ``lastFailure``: one code per retried step.
+    """
+    out: list[str] = []
+    for event in data.get("events", []):
+        failure = (event.get("activityTaskStartedEventAttributes") or {}).get("lastFailure")
+        while failure:
+            info = failure.get("applicationFailureInfo")
+            if info and info.get("type"):
+                out.append(str(info["type"]))
+                break
+            failure = failure.get("cause")
+    return out
+
+
+def retries_total(metrics: str) -> float:
+    """Sum of ``custody_activity_retries_total`` in a worker's Prometheus text."""
+    total = 0.0
+    for line in metrics.splitlines():
+        if line.startswith("custody_activity_retries_total"):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def ocr_wait_s(data: dict[str, Any]) -> float | None:
+    """Seconds from the workflow's start to its OCR attempt that counted: time spent waiting.
+
+    None when the document never reached OCR (rejected at intake).
+    """
+    events = data.get("events", [])
+    ocr = {
+        e.get("eventId")
+        for e in events
+        if (e.get("activityTaskScheduledEventAttributes") or {}).get("activityType", {}).get("name")
+        == "custody.ocr"
+    }
+    for event in events:
+        started = event.get("activityTaskStartedEventAttributes")
+        if started is not None and started.get("scheduledEventId") in ocr:
+            return round(_when(event) - _when(events[0]), 1)
+    return None
+
+
+def _when(event: dict[str, Any]) -> float:
+    # "2026-11-29T12:00:00.123456789Z": datetime takes six fractional digits at most.
+    stamp = re.sub(r"(\.\d{6})\d*", r"\1", str(event["eventTime"])).replace("Z", "+00:00")
+    return datetime.fromisoformat(stamp).timestamp()
 
 
 def activity_attempts(data: dict[str, Any]) -> int:

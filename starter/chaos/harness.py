@@ -16,19 +16,16 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 from custody.settings import Settings
+from starter.chaos.outside import S3Endpoint, SmallDisk, free_port
 from starter.stack import Service, Stack
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 240.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+WORKER_METRICS = {"worker-io": "CUSTODY_IO_METRICS_PORT", "worker-ocr": "CUSTODY_OCR_METRICS_PORT"}
 
 
 class ChaosStack:
@@ -44,6 +41,11 @@ class ChaosStack:
         self.extra_env = env or {}
         self.stack = Stack(self.settings)
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        # Prometheus endpoints (the dev server's, each worker's): scanned for leaks too.
+        # A worker gets a fresh port at every start, never one a dead one held.
+        self.metrics_ports: dict[str, int] = {"temporal": free_port()}
+        self.s3: S3Endpoint | None = None
+        self.disks: list[SmallDisk] = []
 
     def env(self, faults: str = "", **extra: str) -> dict[str, str]:
         # The runner's own CUSTODY_* must not leak into the stack it builds.
@@ -68,9 +70,15 @@ class ChaosStack:
             (self.home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
         log = self.log_path(name)
         offset = log.stat().st_size if log.exists() else 0
+        if name in WORKER_METRICS:
+            self.metrics_ports[name] = free_port()
+            extra = {WORKER_METRICS[name]: str(self.metrics_ports[name]), **extra}
         with log.open("ab") as out:
+            argv = self.service(name).argv
+            if name == "temporal":
+                argv = [*argv, "--metrics-port", str(self.metrics_ports[name])]
             proc = subprocess.Popen(
-                self.service(name).argv,
+                argv,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -87,7 +95,9 @@ class ChaosStack:
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"{name} exited ({proc.returncode}); see {self.log_path(name)}")
+                # The log's end says why (workers log codes and events, no document text).
+                tail = self.log_path(name).read_bytes()[offset:][-600:].decode(errors="replace")
+                raise RuntimeError(f"{name} exited ({proc.returncode}): ...{tail}")
             if self._ready(name, offset):
                 return
             time.sleep(0.3)
@@ -121,6 +131,30 @@ class ChaosStack:
     def log_path(self, name: str) -> Path:
         return self.home / "logs" / f"{name}.log"
 
+    def metrics(self, name: str = "temporal") -> str:
+        """A service's ``/metrics`` text (empty if it cannot be read)."""
+        url = f"http://127.0.0.1:{self.metrics_ports[name]}/metrics"
+        try:
+            with urllib.request.urlopen(url, timeout=10) as resp:  # noqa: S310 (loopback)
+                return str(resp.read().decode("utf-8", errors="replace"))
+        except OSError:
+            return ""
+
+    def s3_endpoint(self) -> S3Endpoint:
+        """moto's S3 server for this run, started on first use."""
+        if self.s3 is None:
+            self.s3 = S3Endpoint()
+            self.s3.start()
+        return self.s3
+
+    def small_disk(self, name: str, size_kib: int) -> SmallDisk:
+        disk = SmallDisk(self.home / "disks" / name, size_kib)
+        self.disks.append(disk)
+        return disk
+
+    def staging_roots(self) -> list[Path]:
+        return [self.settings.staging_path, *(d.path for d in self.disks if d.mounted)]
+
     def close(self) -> None:
         """Stop workers, then Temporal; reap everything this object started."""
         self.stack.down(timeout_s=15)
@@ -129,3 +163,8 @@ class ChaosStack:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
         self.procs.clear()
+        # Only once no worker can still hold a file on them.
+        for disk in self.disks:
+            disk.unmount()
+        if self.s3 is not None:
+            self.s3.stop()

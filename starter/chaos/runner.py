@@ -32,11 +32,17 @@ async def run(names: list[str], trials: int, seed: int, corpus: Path = CORPUS) -
             truth = checks.ground_truth(sorted(used))
             ctx = Context(stack, custody, examples, corpus, truth)
             done = [await _trial(ctx, name, i, seed) for name in names for i in range(trials)]
-            # Logs of every process, read after the last trial (they only grow).
+            # Logs of every process, read after the last trial (they only grow),
+            # and the dev server's Prometheus output (labels, exemplars).
             leaks = checks.log_leaks(stack.settings.logs_dir, truth)
+            metrics = await asyncio.to_thread(stack.metrics)
+            scanned = {"metrics_bytes": len(metrics)}
+            leaks += checks.leaks("temporal /metrics", metrics, truth)
+            if not metrics:
+                leaks.append("temporal /metrics could not be read: not scanned")
         finally:
             await asyncio.to_thread(stack.close)
-    return summary(names, done, leaks, seed)
+    return {**summary(names, done, leaks, seed), "scanned": scanned}
 
 
 async def _trial(ctx: Context, name: str, index: int, seed: int) -> Trial:
@@ -58,6 +64,7 @@ def summary(names: list[str], done: list[Trial], leaks: list[str], seed: int) ->
             "trials": sum(1 for t in done if t.scenario == name),
             "faults": sum(len(t.faults) for t in done if t.scenario == name),
             "violations": sum(len(t.violations) for t in done if t.scenario == name),
+            "skipped": sum(1 for t in done if t.scenario == name and "skipped" in t.detail),
         }
         for name in names
     }
@@ -81,6 +88,8 @@ def table(report: dict[str, Any]) -> str:
             f"{len(t['violations']):>4}  {faults} -> {states}"
         )
         rows += [f"{'':<15}    VIOLATION {v}" for v in t["violations"]]
+        if "skipped" in t["detail"]:
+            rows.append(f"{'':<15}    SKIPPED {t['detail']['skipped']}")
     rows += [f"log leak: {leak}" for leak in report["log_leaks"]]
     rows.append(f"seed {report['seed']}: {report['violations']} violation(s)")
     for name, n in report["scenarios"].items():

@@ -10,15 +10,16 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Awaitable, Callable
-from pathlib import Path
-
-from PIL import Image
 
 from custody.models import DocState
-from starter.chaos.trial import Context, Doc, Trial, run_trial
-
-Scenario = Callable[[Context, Trial], Awaitable[Trial]]
+from starter.chaos.outages import (
+    Scenario,
+    outage_batch,
+    poison_engine,
+    staging_full,
+    store_outage,
+)
+from starter.chaos.trial import Context, Doc, Trial, run_trial, small_doc, variants
 
 #: Corpus files a batch is poisoned with, and the verdict each must get.
 POISON = {
@@ -31,11 +32,6 @@ POISON = {
     "tiff_pillow_libtiff_segfault.tif": DocState.REJECTED,
     "empty_zero_bytes.pdf": DocState.REJECTED,
 }
-
-
-def _small(ctx: Context) -> Doc:
-    """The smallest real scan (640x480, one page): OCR time is most of a trial's cost."""
-    return Doc(ctx.corpus / "ocr_gt" / "tess_phototest.tif")
 
 
 async def worker_kill(ctx: Context, trial: Trial) -> Trial:
@@ -60,7 +56,7 @@ async def worker_kill(ctx: Context, trial: Trial) -> Trial:
         ctx.worker_env.pop(name, None)
         await asyncio.to_thread(ctx.ensure, name)  # a healthy replacement takes the retry
 
-    return await run_trial(ctx, trial, [_small(ctx)], inject)
+    return await run_trial(ctx, trial, [small_doc(ctx)], inject)
 
 
 async def server_restart(ctx: Context, trial: Trial) -> Trial:
@@ -78,7 +74,7 @@ async def server_restart(ctx: Context, trial: Trial) -> Trial:
         t.faults.append(f"SIGKILL temporal at +{delay:.1f}s rc={rc}, down {down:.1f}s")
         t.detail.update(server_pid_before=before, server_pid_after=after)
 
-    docs = [_small(ctx), Doc(ctx.examples / "referral.png")]
+    docs = [small_doc(ctx), Doc(ctx.examples / "referral.png")]
     return await run_trial(ctx, trial, docs, inject)
 
 
@@ -89,7 +85,7 @@ async def poison(ctx: Context, trial: Trial) -> Trial:
     rng = random.Random(trial.seed)
     picked = rng.sample(sorted(POISON), 3)
     docs = [Doc(ctx.corpus / "bad_inputs" / n, POISON[n]) for n in picked]
-    docs.insert(rng.randrange(len(docs) + 1), _small(ctx))
+    docs.insert(rng.randrange(len(docs) + 1), small_doc(ctx))
     trial.faults += [f"poison {n}" for n in picked]
     return await run_trial(ctx, trial, docs)
 
@@ -107,7 +103,7 @@ async def hung_page(ctx: Context, trial: Trial) -> Trial:
         CUSTODY_OCR_PAGE_DEADLINE_S="2",
         CUSTODY_OCR_CONCURRENCY="2",
     )
-    done = await run_trial(ctx, trial, [_small(ctx)])
+    done = await run_trial(ctx, trial, [small_doc(ctx)])
     log = ctx.stack.log_path("worker-ocr").read_text(errors="replace")
     hangs = len(re.findall(r'"point": ?"ocr.hang"', log))
     done.faults.append(f"ocr.hang={hang:.0f}s (hung pages so far: {hangs})")
@@ -116,30 +112,24 @@ async def hung_page(ctx: Context, trial: Trial) -> Trial:
 
 
 async def burst(ctx: Context, trial: Trial) -> Trial:
-    """Many documents at once: queue age is reported, and retries do not amplify."""
+    """Many documents at once: queue age is reported; an S3 outage's retries do not amplify."""
+    count = 3 + trial.index % 4
+    trial.faults.append(f"burst of {count}")
+    if trial.index % 2 == 0:
+        # On S3, whose endpoint stops mid-burst: attempts are held to what backoff allows.
+        early = trial.index % 4 == 0
+        return await outage_batch(ctx, trial, count, f"burst-{trial.seed}", early)
     await asyncio.to_thread(ctx.ensure, "worker-io")
     await asyncio.to_thread(ctx.ensure, "worker-ocr")
-    count = 3 + trial.index % 4
-    docs = [Doc(p) for p in _variants(ctx, count, trial.seed)]
-    trial.faults.append(f"burst of {count}")
+    docs = [Doc(p) for p in variants(ctx, count, f"burst-{trial.seed}")]
     done = await run_trial(ctx, trial, docs)
-    done.detail["queue_age_max_s"] = max(done.detail["latency_s"].values())
+    done.detail["queue_age_max_s"] = max(done.detail.get("queue_wait_s", {}).values(), default=0.0)
+    done.detail["latency_max_s"] = max(done.detail["latency_s"].values())
     # Five activities a document (stage, validate, ocr, check, publish) and no fault
     # injected: any attempt beyond that is a retry the burst itself caused.
     if done.attempts > 5 * count:
         done.violations.append(f"{done.attempts} activity attempts for {count} documents")
     return done
-
-
-def _variants(ctx: Context, count: int, seed: int) -> list[Path]:
-    """Distinct files (one TIFF tag differs) of the same scan: same text, new SHA-256s."""
-    out: list[Path] = []
-    with Image.open(_small(ctx).path) as image:
-        for i in range(count):
-            path = ctx.examples / f"burst-{seed}-{i}.tif"
-            image.save(path, compression="group4", tiffinfo={270: f"chaos {seed} {i}"})
-            out.append(path)
-    return out
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -148,4 +138,7 @@ SCENARIOS: dict[str, Scenario] = {
     "poison": poison,
     "hung-page": hung_page,
     "burst": burst,
+    "store-outage": store_outage,
+    "staging-full": staging_full,
+    "poison-engine": poison_engine,
 }

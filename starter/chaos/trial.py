@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+from PIL import Image
 from temporalio.service import RPCError
 
 from custody import ids
@@ -29,6 +30,8 @@ STAGING_GRACE_S = 30.0
 class Doc:
     path: Path
     expected: DocState = DocState.PUBLISHED
+    #: The code the terminal state must carry, when it matters (a poisoned engine).
+    code: str | None = None
 
 
 @dataclass
@@ -82,7 +85,8 @@ async def run_trial(
     timed = await asyncio.gather(*(_outcome(ctx.custody, s.sha256, tenant) for s in subs))
     results = [result for result, _ in timed]
     trial.seconds = round(time.monotonic() - started, 1)
-    # Queue age: how long the oldest accepted document waited for its terminal state.
+    # How long each document took to reach its terminal state (queue age is
+    # the other half: ``queue_wait_s``, the wait before its OCR started).
     trial.detail["latency_s"] = {
         d.path.name: round(t - started, 1) for d, (_, t) in zip(docs, timed, strict=True)
     }
@@ -91,9 +95,19 @@ async def run_trial(
         trial.violations += await asyncio.to_thread(
             _check_doc, ctx, trial, doc, sub.sha256, tenant, result
         )
-    trial.violations += await asyncio.to_thread(
-        checks.staging_empty, ctx.stack.settings, STAGING_GRACE_S
-    )
+    # Each worker's /metrics now: a restart for the next scenario would reset its counters.
+    for name in ("worker-io", "worker-ocr"):
+        text = await asyncio.to_thread(ctx.stack.metrics, name)
+        if not text:
+            trial.violations.append(f"{name} /metrics could not be read: not scanned")
+        trial.violations += checks.leaks(f"{name} /metrics", text, ctx.truth)
+        scanned = trial.detail.setdefault("metrics_scanned_bytes", {})
+        scanned[name] = len(text)
+        # Counters since this worker process started (it may have served earlier trials).
+        retried = trial.detail.setdefault("retries_metric_cumulative", {})
+        retried[name] = checks.retries_total(text)
+    for root in ctx.stack.staging_roots():
+        trial.violations += await asyncio.to_thread(checks.staging_empty, root, STAGING_GRACE_S)
     return trial
 
 
@@ -119,8 +133,15 @@ def _check_doc(
     out = checks.terminal(sha256, result, doc.expected)
     if result is None:
         return out
+    if doc.code is not None and result.code != doc.code:
+        out.append(f"{sha256[:12]} code {result.code}, expected {doc.code}")
+    trial.detail.setdefault("step_attempts", {})[doc.path.name] = result.attempts
     store = ctx.custody.store
     out += checks.records(store, sha256, tenant, result.state)
+    # Error messages reach operators: the result (codes, transitions) and the outcome record.
+    out += checks.leaks(f"result {sha256[:12]}", result.model_dump_json(), ctx.truth)
+    outcome = checks.outcome_text(store, sha256, tenant)
+    out += checks.leaks(f"outcome {sha256[:12]}", outcome, ctx.truth)
     text = checks.text_sha(store, sha256, tenant)
     if text is not None:
         # Determinism: the same bytes publish the same text in every trial.
@@ -130,4 +151,25 @@ def _check_doc(
     history = checks.history(ctx.stack.settings, ids.workflow_id(sha256, tenant))
     out += checks.leaks(f"history {sha256[:12]}", checks.history_text(history), ctx.truth)
     trial.attempts += checks.activity_attempts(history)
+    if (waited := checks.ocr_wait_s(history)) is not None:
+        trial.detail.setdefault("queue_wait_s", {})[doc.path.name] = waited
+    codes: dict[str, int] = trial.detail.setdefault("retry_codes", {})
+    for code in checks.retry_codes(history):
+        codes[code] = codes.get(code, 0) + 1
+    return out
+
+
+def small_doc(ctx: Context) -> Doc:
+    """The smallest real scan (640x480, one page): OCR time is most of a trial's cost."""
+    return Doc(ctx.corpus / "ocr_gt" / "tess_phototest.tif")
+
+
+def variants(ctx: Context, count: int, tag: str) -> list[Path]:
+    """Distinct files (one TIFF tag differs) of the same scan: same text, new SHA-256s."""
+    out: list[Path] = []
+    with Image.open(small_doc(ctx).path) as image:
+        for i in range(count):
+            path = ctx.examples / f"variant-{tag}-{i}.tif"
+            image.save(path, compression="group4", tiffinfo={270: f"chaos {tag} {i}"})
+            out.append(path)
     return out

@@ -2,7 +2,7 @@
 
 One stack (dev server on SQLite, both workers as processes) serves all the
 scenarios; each test below reads the one report. The long form is
-``custody chaos all --trials 20``.
+``custody chaos all --trials N`` (see docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def _trial(report: dict[str, Any], scenario: str) -> dict[str, Any]:
 def test_chaos_short_form_finds_no_violations(report: dict[str, Any]) -> None:
     """Every scenario ran, injected its faults, and broke no invariant."""
     assert report["violations"] == 0, report
+    assert report["scanned"]["metrics_bytes"] > 0  # the dev server's /metrics was read
     for name, counts in report["scenarios"].items():
         assert counts["trials"] == 1 and counts["faults"] >= 1, name
 
@@ -79,8 +80,40 @@ def test_chaos_list_prints_one_scenario_a_line(capsys: pytest.CaptureFixture[str
 
 
 def test_chaos_burst_reports_queue_age_without_amplification(report: dict[str, Any]) -> None:
-    """A burst reports its queue age and costs five activity attempts a document."""
+    """A burst on S3 through an outage: queue age reported, attempts held to the backoff bound."""
     trial = _trial(report, "burst")
-    assert trial["detail"]["queue_age_max_s"] > 0
-    assert trial["attempts"] == 5 * len(trial["states"])
+    docs = len(trial["states"])
+    assert trial["detail"]["queue_age_max_s"] > 0  # the last of the burst waited for OCR
+    assert any(f.startswith("S3 endpoint down at +0.") for f in trial["faults"]), trial["faults"]
+    assert trial["detail"]["store_failures_seen"] >= 1
+    assert 5 * docs < trial["attempts"] <= trial["detail"]["attempt_bound"]
     assert set(trial["states"].values()) == {"published"}
+
+
+def test_chaos_store_outage_recovers_on_the_same_s3(report: dict[str, Any]) -> None:
+    """S3 stopped while staging: steps failed STORE_UNAVAILABLE, retried, each published once."""
+    trial = _trial(report, "store-outage")
+    assert trial["detail"]["store_failures_seen"] >= 1
+    assert trial["attempts"] > 5 * len(trial["states"])
+    assert set(trial["states"].values()) == {"published"}
+
+
+def test_chaos_staging_full_retries_until_space_is_freed(report: dict[str, Any]) -> None:
+    """A full staging tmpfs: staging failed STAGING_FULL, then published; nothing left staged."""
+    trial = _trial(report, "staging-full")
+    assert "skipped" not in trial["detail"], trial["detail"].get("skipped")
+    assert trial["detail"]["filler_bytes"] > 0
+    assert trial["detail"]["staging_full_retries"] >= 1
+    assert all(a["stage"] >= 2 for a in trial["detail"]["step_attempts"].values())
+    assert set(trial["states"].values()) == {"published"}
+
+
+def test_chaos_poison_engine_is_capped_and_quarantined(report: dict[str, Any]) -> None:
+    """OCR failing for one document: three OCR attempts, quarantined OCR_ERROR; others publish."""
+    trial = _trial(report, "poison-engine")
+    poison = "variant-engine-poison-0.tif"
+    assert trial["states"].pop(poison) == "quarantined"
+    assert trial["detail"]["step_attempts"][poison]["ocr"] == 3
+    assert set(trial["states"].values()) == {"published"}
+    assert trial["detail"]["poisoned_batch_good_latency_max_s"] > 0
+    assert trial["detail"]["clean_batch_latency_max_s"] > 0
