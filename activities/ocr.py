@@ -52,6 +52,7 @@ from custody.errors import Code, Quarantined
 from custody.models import OcrInput, OcrResult, PageText
 from custody.refs import RefKeys
 from custody.stores import ObjectStore
+from custody.stores.patient import PatientStore
 
 log = structlog.get_logger("custody.activity")
 
@@ -65,8 +66,11 @@ class OcrActivities:
         dpi: int,
         page_deadline_s: float = 180.0,
         text_layer: Literal["prefer", "ignore"] = "prefer",
+        store_wait_s: float = 60.0,
     ) -> None:
-        self._store = store
+        # A store outage of seconds must not spend OCR's few attempts: wait it
+        # out within the attempt, heartbeating (custody.stores.patient).
+        self._store = PatientStore(store, store_wait_s, _heartbeat)
         self._refs = RefKeys.for_store(store)
         self._area = area
         self._engine = engine
@@ -240,3 +244,8 @@ def _heartbeat_while(pages_done: int, deadline_s: float, every_s: float = 5.0) -
     finally:
         stop.set()
         keeper.join()
+
+
+def _heartbeat() -> None:
+    if activity.in_activity():
+        activity.heartbeat()

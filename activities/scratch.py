@@ -122,6 +122,20 @@ class _HashingWriter:
     def hexdigest(self) -> str:
         return self._sha.hexdigest()
 
+    # A retried download (custody.stores.patient) starts the copy again: back to
+    # the start of the file and of the hash. Only the start can be sought.
+    def tell(self) -> int:
+        return int(self._out.tell())  # type: ignore[attr-defined]
+
+    def seek(self, offset: int) -> int:
+        if offset != 0:
+            raise ValueError("a hashing copy can only start again from 0")
+        self._sha = hashlib.sha256()
+        return int(self._out.seek(0))  # type: ignore[attr-defined]
+
+    def truncate(self) -> int:
+        return int(self._out.truncate())  # type: ignore[attr-defined]
+
 
 class Sweeper(threading.Thread):
     """Deletes abandoned staging files on a timer, whatever the workers do."""

@@ -92,6 +92,8 @@ class Settings(BaseSettings):
     # A page still running after this stops heartbeating, so its attempt is
     # abandoned and retried (a hung page), while slow pages under load are not.
     ocr_page_deadline_s: float = Field(default=180.0, gt=0)
+    # How long one store call inside OCR waits out an outage before the attempt fails.
+    ocr_store_wait_s: float = Field(default=60.0, ge=0)
     torch_threads: int = Field(default=0, ge=0)  # 0: cores / concurrency
     # activities.ocr_select: tesseract (measured fastest, as accurate), hybrid (EasyOCR
     # re-reads the words Tesseract is unsure of), or easyocr (CRAFT + EasyOCR, pre-#6).

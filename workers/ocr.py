@@ -37,7 +37,13 @@ def build_ocr_worker(
 ) -> Worker:
     limits = settings.limits
     ocr = OcrActivities(
-        store, area, engine, limits.ocr_dpi, settings.ocr_page_deadline_s, limits.text_layer
+        store,
+        area,
+        engine,
+        limits.ocr_dpi,
+        settings.ocr_page_deadline_s,
+        limits.text_layer,
+        settings.ocr_store_wait_s,
     )
     return Worker(
         client,
