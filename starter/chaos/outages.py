@@ -27,9 +27,9 @@ from starter.chaos.trial import Context, Doc, Trial, run_trial, variants
 
 Scenario = Callable[[Context, Trial], Awaitable[Trial]]
 
-#: How long the S3 endpoint stays down. From about 6 s on, an outage that hits
-#: OCR can outlast that step's three attempts (retries.OCR_RETRY) and quarantine
-#: a document: a known gap (docs/reliability.md, findings), kept visible here.
+#: How long the S3 endpoint stays down. Before the OCR step waited out the store
+#: (custody.stores.patient), from about 6 s on an outage that hit OCR outlasted
+#: its three attempts and quarantined a document (docs/reliability.md, findings).
 OUTAGE_S = (2.0, 8.0)
 STAGING_KIB = 2048
 #: Steps of a clean document: stage, validate, ocr, check, publish.
