@@ -31,12 +31,13 @@ from custody import ids
 from custody.errors import AdmissionRejected, CustodyError
 from custody.settings import Settings
 from custody.stores import StoreUnavailable, open_store
-from starter import edge_read, manual, metrics, tenants, tracing
+from starter import edge_read, manual, metrics, tenants
 from starter.admission import Admission
 from starter.api import CustodyClient, NotFound, submit
 from starter.intake import Idempotency, UploadError, private_dir, read_options, stage_body
 from starter.openapi import SPEC
 from starter.slo import SloTracker
+from workers import tracing
 
 STORE_RETRY_S = 5.0
 _TRACER = trace.get_tracer("custody.edge")

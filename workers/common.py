@@ -17,8 +17,7 @@ from custody.converter import data_converter
 from custody.errors import ConfigurationError
 from custody.keys import load_keyring
 from custody.settings import Settings
-from starter import tracing
-from workers import metrics
+from workers import metrics, tracing
 from workers.interceptors import CanonicalLogInterceptor
 
 log = structlog.get_logger("custody.worker")

@@ -6,10 +6,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from custody.stores.local import LocalStore
-from starter import tracing
 from starter.api import CustodyClient, wait
 from tests.edge.conftest import EdgeHarness, QuickEngine, SettingsFactory, png
 from tests.helpers import running_pipeline
+from workers import tracing
 from workers.common import connect
 
 
