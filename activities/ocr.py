@@ -46,7 +46,7 @@ from activities.pages import PDF, GrayPage, iter_pages
 from activities.scratch import StagingArea
 from activities.searchable import searchable_pdf
 from activities.textlayer import ENGINE as TEXT_LAYER_ENGINE
-from activities.textlayer import layer_sha256, text_layer_page
+from activities.textlayer import layer_sha256, layers_or_images
 from custody import ids
 from custody.errors import Code, Quarantined
 from custody.models import OcrInput, OcrResult, PageText
@@ -149,14 +149,12 @@ class OcrActivities:
             for index, image in iter_pages(path, inp.media_type, self._dpi, start=start):
                 yield self._recognise(image, index, attempt), image
             return
-        for index in range(start, inp.pages):
-            layer = text_layer_page(path, index, self._dpi)
+        # Only pages without a text layer are rendered for the engine.
+        for index, layer, rendered in layers_or_images(path, self._dpi, start):
             if layer is not None:
                 yield layer.model_copy(update={"source": "text-layer"}), None
-                continue
-            # Only pages without a text layer are rendered for the engine.
-            image = _render(path, PDF, self._dpi, index)
-            yield self._recognise(image, index, attempt), image
+            elif rendered is not None:
+                yield self._recognise(rendered, index, attempt), rendered
 
     def _recognise(self, image: GrayPage, index: int, attempt: int) -> PageText:
         with _heartbeat_while(index, self._page_deadline_s):

@@ -91,14 +91,14 @@ def _pdf_pages(path: Path, dpi: int, start: int) -> Iterator[tuple[int, GrayPage
     try:
         for index in range(start, pages):
             with PDFIUM_LOCK:
-                image = _render_pdf_page(pdf, index, dpi)
+                image = render_pdf_page(pdf, index, dpi)
             yield index, image
     finally:
         with PDFIUM_LOCK:
             pdf.close()
 
 
-def _render_pdf_page(pdf: pdfium.PdfDocument, index: int, dpi: int) -> GrayPage:
+def render_pdf_page(pdf: pdfium.PdfDocument, index: int, dpi: int) -> GrayPage:
     page = pdf[index]
     try:
         # Grayscale rendering gives an 8-bit single-channel bitmap directly,

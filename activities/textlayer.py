@@ -11,12 +11,13 @@ boxes line up with OCR'd pages of the same document.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
-from activities.pages import PDFIUM_LOCK
+from activities.pages import PDFIUM_LOCK, GrayPage, render_pdf_page
 from custody.models import PageText, Word
 
 ENGINE = "pdf-text-layer"
@@ -25,18 +26,31 @@ _MAX_IMAGE_SHARE = 0.5
 _MIN_CHARS = 1
 
 
-def text_layer_page(path: Path, index: int, dpi: int) -> PageText | None:
-    """The page's own text as a ``PageText`` (confidence 1.0), or None when OCR must run."""
+def layers_or_images(
+    path: Path, dpi: int, start: int = 0
+) -> Iterator[tuple[int, PageText | None, GrayPage | None]]:
+    """``(index, text layer, None)`` for born-digital pages, ``(index, None, image)`` for
+    the rest, rendered at ``dpi``: one open document, one page in memory at a time."""
     with PDFIUM_LOCK:
         pdf = pdfium.PdfDocument(path)
-        try:
-            page = pdf[index]
-            try:
-                return _read(page, index, dpi / 72)
-            finally:
-                page.close()
-        finally:
+        pages = len(pdf)
+    try:
+        for index in range(start, pages):
+            with PDFIUM_LOCK:  # never held across the yield
+                layer = _layer(pdf, index, dpi)
+                image = None if layer is not None else render_pdf_page(pdf, index, dpi)
+            yield index, layer, image
+    finally:
+        with PDFIUM_LOCK:
             pdf.close()
+
+
+def _layer(pdf: pdfium.PdfDocument, index: int, dpi: int) -> PageText | None:
+    page = pdf[index]
+    try:
+        return _read(page, index, dpi / 72)
+    finally:
+        page.close()
 
 
 def layer_sha256(text: PageText) -> str:

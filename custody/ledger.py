@@ -26,6 +26,7 @@ are found by a scan, as they always were.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -38,6 +39,8 @@ from custody.stores import ObjectStore
 
 GENESIS = "0" * 64
 _MAX_RACE = 1000
+#: Per store object, the tenant scopes whose ``index-from`` this process has ensured.
+_INDEXED: weakref.WeakKeyDictionary[ObjectStore, set[str | None]] = weakref.WeakKeyDictionary()
 
 
 class Event(BaseModel):
@@ -82,7 +85,6 @@ class Ledger:
         self._store = store
         self.tenant = tenant
         self._head_key = f"{_prefix(tenant)}head.json"
-        self._indexed = False
 
     def append(self, kind: str, **fields: object) -> Event:
         """Append one event after the current head; safe against concurrent writers."""
@@ -126,14 +128,14 @@ class Ledger:
         found: dict[int, Event] = {}
         if start is None or start > 1:
             older = (s for s in self.sequence_numbers() if start is None or s < start)
-            found.update((s, e) for s in older if (e := self._readable(s)) is not None)
+            found.update((s, e) for s in older if (e := self.find(s)) is not None)
         if start is not None:
             for seq in self.indexed_seqs(sha256):
-                if seq not in found and (event := self._readable(seq)) is not None:
+                if seq not in found and (event := self.find(seq)) is not None:
                     found[seq] = event
         return [found[s] for s in sorted(found) if found[s].sha256 == sha256]
 
-    def _readable(self, seq: int) -> Event | None:
+    def find(self, seq: int) -> Event | None:
         """The event, or None when it is absent or no longer parses (verification reports it)."""
         try:
             return self.get(seq)
@@ -156,10 +158,16 @@ class Ledger:
         return f"{_prefix(self.tenant)}by-doc/{sha256}/{seq:012d}"
 
     def _index_from(self, seq: int) -> None:
-        """Record, once, the first sequence number the by-document index covers."""
-        if not self._indexed:
+        """Record, once, the first sequence number the by-document index covers.
+
+        Appenders build a ``Ledger`` per event, so whether this store's scope is
+        known to be indexed is remembered per process, not per instance: one
+        conditional create per scope and process, not one per event.
+        """
+        known = _INDEXED.setdefault(self._store, set())
+        if self.tenant not in known:
             self._store.create(f"{_prefix(self.tenant)}index-from", str(max(seq, 1)).encode())
-            self._indexed = True
+            known.add(self.tenant)
 
     def _indexed_from(self) -> int | None:
         try:

@@ -10,10 +10,17 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from activities.searchable import searchable_pdf
-from activities.textlayer import layer_sha256, text_layer_page
+from activities.textlayer import layer_sha256, layers_or_images
 from custody.models import PageText, Word
 
 DPI = 200
+
+
+def text_layer_page(path: Path) -> PageText | None:
+    """The first page's text layer, checking that exactly one of layer and image comes back."""
+    index, layer, image = next(layers_or_images(path, DPI))
+    assert index == 0 and (layer is None) != (image is None)
+    return layer
 
 
 def _born_digital(path: Path, lines: list[str]) -> None:
@@ -38,7 +45,7 @@ def test_text_layer_page_reads_typeset_text_with_word_boxes(tmp_path: Path) -> N
     """Each line comes back in order; word boxes sit where the words were set, in page pixels."""
     path = tmp_path / "letter.pdf"
     _born_digital(path, ["Discharge summary for ward 7", "Follow up in 2 weeks"])
-    page = text_layer_page(path, 0, DPI)
+    page = text_layer_page(path)
     assert page is not None
     assert page.text == "Discharge summary for ward 7\nFollow up in 2 weeks"
     assert [w.text for w in page.words][:3] == ["Discharge", "summary", "for"]
@@ -61,7 +68,7 @@ def test_text_layer_page_refuses_scans_even_with_a_hidden_layer(tmp_path: Path) 
     path = tmp_path / "scan.pdf"
     path.write_bytes(searchable_pdf([(image, text)], dpi=DPI))
     assert pdfium.PdfDocument(path)[0].get_textpage().get_text_range().strip() == "Hidden"
-    assert text_layer_page(path, 0, DPI) is None
+    assert text_layer_page(path) is None
 
 
 def test_text_layer_page_is_none_for_an_empty_page(tmp_path: Path) -> None:
@@ -71,4 +78,4 @@ def test_text_layer_page_is_none_for_an_empty_page(tmp_path: Path) -> None:
     path = tmp_path / "blank.pdf"
     pdf.save(str(path))
     pdf.close()
-    assert text_layer_page(path, 0, DPI) is None
+    assert text_layer_page(path) is None
