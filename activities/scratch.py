@@ -86,7 +86,10 @@ class StagingArea:
         for folder in self.root.glob("p*-*") if self.root.exists() else []:
             pid = folder.name[1:].partition("-")[0]
             if folder.is_dir() and pid.isdigit() and not _alive(int(pid)):
-                removed += sum(1 for p in folder.iterdir() if p.is_file())
+                try:
+                    removed += sum(1 for p in folder.iterdir() if p.is_file())
+                except FileNotFoundError:
+                    continue  # another worker starting at the same moment swept it first
                 shutil.rmtree(folder, ignore_errors=True)
         return removed
 

@@ -81,3 +81,25 @@ def test_staging_sweep_removes_dead_workers_folders_and_old_files(tmp_path: Path
     assert live.sweep(max_age_s=3600) == 2
     assert not orphan.exists()
     assert live.files() == [fresh]
+
+
+def test_staging_sweep_tolerates_a_folder_another_worker_swept_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers starting together both sweep a dead worker's folder; neither fails to start."""
+    import shutil
+
+    import activities.scratch as scratch
+
+    dead = tmp_path / "staging" / "p999999999-abcd"
+    dead.mkdir(parents=True)
+    (dead / "custody-leftover").write_bytes(b"x")
+
+    def other_worker_got_there_first(pid: int) -> bool:
+        # The injected interleaving: the other worker removes it between our checks.
+        shutil.rmtree(dead, ignore_errors=True)
+        return False
+
+    monkeypatch.setattr(scratch, "_alive", other_worker_got_there_first)
+    assert StagingArea(tmp_path / "staging").sweep(3600) == 0
+    assert not dead.exists()
