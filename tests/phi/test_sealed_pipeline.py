@@ -217,7 +217,8 @@ async def _process(
                                                             source_id=source_id)))  # fmt: skip
     docs = []
     for path, tenant, source_id, sub in subs:
-        res = await wait(custody, sub.sha256, tenant=tenant)
+        # Bounded: a worker that died must fail the run, not hang CI.
+        res = await asyncio.wait_for(wait(custody, sub.sha256, tenant=tenant), 600)
         assert res.state is DocState.PUBLISHED and res.text_key, (path.name, res.code)
         text = store.get(res.text_key).decode()
         truth = path.with_suffix(".txt").read_text()
