@@ -28,7 +28,7 @@ from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
 
 from custody.errors import Code, DocumentRejected
-from custody.settings import Limits
+from custody.limits import PolicyLimits as Limits
 
 MediaType = Literal["application/pdf", "image/png", "image/jpeg", "image/tiff"]
 

@@ -18,7 +18,7 @@ import pypdfium2.raw as pdfium_c
 from activities.inspection import Inspection
 from activities.pdfraw import RawFindings, read_pdf
 from custody.errors import Code, DocumentRejected
-from custody.settings import Limits
+from custody.limits import PolicyLimits as Limits
 
 _LOCKED = {
     pdfium_c.FPDF_ERR_PASSWORD: "password required",

@@ -1,16 +1,14 @@
 """Run ``inspect_path`` on untrusted bytes in a child process with bounded time and memory.
 
-The child is ``python -m activities.inspection``: it imports its decoders, then
-reads one order (path and limits) as JSON on stdin and writes one JSON line.
-Limits are applied from here with ``prlimit`` on the child's pid *before* the
-order is written to its stdin, and the child touches the file only after
-reading it, so no byte is decoded unbounded. (``preexec_fn`` would do the same
-but is unsafe in a process with threads, and activities run on a thread pool.)
-
-Every document still gets a fresh process, but one is kept started ahead (a
-spare, its imports done while it waits), so a document does not wait for an
-interpreter to start: that took 0.2-0.4 s of the 0.25-0.45 s a validation cost.
-A spare that died or grew old is discarded, never given a document.
+Every document gets a fresh process, forked from a warm zygote
+(``activities.zygote``) that imported the decoders once and never opens a
+document. The child bounds its own address space and CPU seconds before it
+opens the file, so no byte is decoded unbounded; the wall clock is kept from
+here, and a child still running at the deadline is killed through the zygote.
+Spawning an interpreter per document instead cost 0.25-0.35 s of CPU each
+(imports), which on a two-core box came out of OCR; a fork costs about a
+millisecond. (``preexec_fn`` in this process would be unsafe: activities run
+on a thread pool.)
 
 How a child ends decides the outcome:
 
@@ -20,7 +18,7 @@ How a child ends decides the outcome:
     any other signal         -> DocumentRejected(CORRUPT, "decoder crashed (signal N)")
     cannot start, bad output -> RuntimeError: transient, the activity retries
 
-The child's stderr is discarded, never quoted: a decoder's message can echo
+The child's stdout and stderr are discarded, never quoted: a decoder's message can echo
 document content.
 """
 
@@ -28,10 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
-import resource
+import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -62,95 +60,148 @@ def inspect_untrusted(path: Path, limits: Limits) -> Inspection:
     # Size and magic bytes need no decoder: refuse those without starting a child.
     check_size(path, limits)
     sniff(path)
-    child = _SPARES.take()
-    order = ChildOrder(path=str(path), limits=limits)
+    order = ChildOrder(path=str(path), limits=limits).model_dump_json().encode()
+    child = _fork()
     try:
-        _bound(child.pid, limits)
-        out, _ = child.communicate(
-            order.model_dump_json().encode(), timeout=limits.decode_timeout_s
-        )
-    except subprocess.TimeoutExpired:
-        _kill(child)
-        raise DocumentRejected(
-            Code.DECODE_LIMIT, f"decode exceeded {limits.decode_timeout_s:g} s"
-        ) from None
+        out = child.verdict(order, limits.decode_timeout_s)
+        if out is None:
+            _ZYGOTE.kill(child.pid)
+            child.status()  # reaped: nothing of it outlives this call
+            raise DocumentRejected(
+                Code.DECODE_LIMIT, f"decode exceeded {limits.decode_timeout_s:g} s"
+            )
+        status = child.status()
     except BaseException:
-        _kill(child)
+        _ZYGOTE.kill(child.pid)
         raise
-    return _outcome(child.returncode, out)
+    finally:
+        child.close()
+    return _outcome(os.waitstatus_to_exitcode(status), out)
 
 
-class _Spares:
-    """One child started ahead of need; taking it starts the next."""
+class _Child:
+    """The worker's ends of one forked child's three pipes."""
 
-    def __init__(self, max_age_s: float = 300.0) -> None:
+    def __init__(self, pid: int, order_w: int, verdict_r: int, status_r: int) -> None:
+        self.pid, self._order_w, self._verdict_r, self._status_r = pid, order_w, verdict_r, status_r
+
+    def verdict(self, order: bytes, timeout_s: float) -> bytes | None:
+        """Send the order; the child's output once it closes it, or None at the deadline."""
+        with os.fdopen(self._order_w, "wb") as sink:  # closed: the child reads to EOF
+            self._order_w = -1
+            sink.write(order)
+        deadline = time.monotonic() + timeout_s
+        chunks: list[bytes] = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._verdict_r], [], [], left)[0]:
+                return None
+            chunk = os.read(self._verdict_r, 65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+
+    def status(self, timeout_s: float = 30.0) -> int:
+        """The child's wait status, as the zygote reaped it."""
+        if not select.select([self._status_r], [], [], timeout_s)[0]:
+            raise RuntimeError("inspection zygote did not report the child's end")
+        line = os.read(self._status_r, 64)
+        if not line.strip():
+            raise RuntimeError("inspection zygote went away")
+        return int(line)
+
+    def close(self) -> None:
+        for fd in (self._order_w, self._verdict_r, self._status_r):
+            if fd >= 0:
+                os.close(fd)
+        self._order_w = self._verdict_r = self._status_r = -1
+
+
+class _Zygote:
+    """One warm ``activities.zygote`` per worker process, restarted if it dies."""
+
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._spare: tuple[subprocess.Popen[bytes], float] | None = None
-        self._max_age_s = max_age_s
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
 
     def warm(self) -> None:
-        """Start the spare now (a worker at start), so the first document does not wait."""
         with self._lock:
-            if self._spare is None:
-                self._spare = (_spawn(), time.monotonic())
+            self._ensure()
 
-    def take(self) -> subprocess.Popen[bytes]:
-        with self._lock:
-            spare, self._spare = self._spare, None
-            fresh = _spawn()
-            if spare is None or not _usable(spare, self._max_age_s):
-                if spare is not None:
-                    _kill(spare[0])
-                spare, fresh = (fresh, time.monotonic()), _spawn()
-            self._spare = (fresh, time.monotonic())
-            return spare[0]
+    def fork(self) -> _Child:
+        order_r, order_w = os.pipe()
+        verdict_r, verdict_w = os.pipe()
+        status_r, status_w = os.pipe()
+        try:
+            with self._lock:
+                sock = self._ensure()
+                try:
+                    socket.send_fds(sock, [b"F"], [order_r, verdict_w, status_w])
+                    reply = sock.recv(32)
+                except OSError:
+                    reply = b""
+                if not reply:
+                    self._stop()
+        finally:
+            for fd in (order_r, verdict_w, status_w):
+                os.close(fd)
+        if not reply:
+            for fd in (order_w, verdict_r, status_r):
+                os.close(fd)
+            raise RuntimeError("inspection zygote gave no child")  # transient: retried
+        return _Child(int(reply), order_w, verdict_r, status_r)
+
+    def kill(self, pid: int) -> None:
+        with self._lock, contextlib.suppress(OSError):
+            if self._sock is not None:
+                self._sock.send(b"K %d" % pid)
+
+    def _ensure(self) -> socket.socket:
+        if self._sock is not None and self._proc is not None and self._proc.poll() is None:
+            return self._sock
+        self._stop()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "activities.zygote", str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # a decoder's output goes nowhere
+                stderr=subprocess.DEVNULL,
+                cwd=_ROOT,
+                env=_ENV,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            ours.close()
+            raise RuntimeError(f"cannot start inspection zygote ({type(exc).__name__})") from exc
+        finally:
+            theirs.close()
+        self._sock = ours
+        return ours
+
+    def _stop(self) -> None:
+        if self._sock is not None:
+            self._sock.close()  # the zygote sees EOF, kills its children, exits
+            self._sock = None
+        if self._proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            self._proc.wait()
+            self._proc = None
 
 
-def _usable(spare: tuple[subprocess.Popen[bytes], float], max_age_s: float) -> bool:
-    child, born = spare
-    return child.poll() is None and time.monotonic() - born < max_age_s
+_ZYGOTE = _Zygote()
 
 
-_SPARES = _Spares()
+def _fork() -> _Child:
+    return _ZYGOTE.fork()
 
 
 def prewarm() -> None:
-    """Have an inspection child ready before the first document arrives."""
-    _SPARES.warm()
-
-
-def _spawn() -> subprocess.Popen[bytes]:
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-m", "activities.inspection"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=_ROOT,
-            env=_ENV,
-            start_new_session=True,  # its own process group, killed as one
-        )
-    except OSError as exc:
-        raise RuntimeError(f"cannot start inspection child ({type(exc).__name__})") from exc
-
-
-def _bound(pid: int, limits: Limits) -> None:
-    memory = limits.decode_memory_mb * 1024 * 1024
-    cpu = math.ceil(limits.decode_timeout_s) + 1  # SIGXCPU; the wall clock usually fires first
-    try:
-        resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
-        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))  # a core dump would hold the document
-        resource.prlimit(pid, resource.RLIMIT_FSIZE, (0, 0))  # it has nothing to write
-    except (OSError, ValueError) as exc:
-        raise RuntimeError(f"cannot bound inspection child ({type(exc).__name__})") from exc
-
-
-def _kill(child: subprocess.Popen[bytes]) -> None:
-    """Kill the child's whole process group, and reap it."""
-    with contextlib.suppress(ProcessLookupError):  # already gone
-        os.killpg(child.pid, signal.SIGKILL)
-    child.communicate()
+    """Start the zygote before the first document arrives."""
+    _ZYGOTE.warm()
 
 
 def _outcome(returncode: int, out: bytes) -> Inspection:

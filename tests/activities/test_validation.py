@@ -186,10 +186,10 @@ def test_oversized_file_too_large_without_decoding(
         handle.write(b"\x89PNG\r\n\x1a\n")
         handle.truncate(Limits().max_bytes + 1)  # sparse: nothing real to decode
 
-    def no_child(path: Path) -> None:
+    def no_child() -> None:
         raise AssertionError("a child was started")
 
-    monkeypatch.setattr(untrusted, "_spawn", no_child)
+    monkeypatch.setattr(untrusted, "_fork", no_child)
     assert rejection(path).code == Code.TOO_LARGE
 
 
