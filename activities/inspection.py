@@ -1,8 +1,8 @@
 """Inspect an untrusted document on disk before any OCR is spent.
 
-Meant to run inside a child process (``activities.untrusted`` starts
-``python -m activities.inspection PATH`` under time and memory limits), so a
-decoder that hangs, balloons or crashes costs a child, never a worker. The rules
+Meant to run inside a child process (``activities.zygote`` forks one per
+document, under time and memory limits), so a decoder that hangs, balloons or
+crashes costs a child, never a worker. The rules
 run cheapest first: size from ``stat``, type from the magic bytes, then the
 format's own checks (``activities.pdfcheck`` for PDF, Pillow here for images).
 
@@ -16,10 +16,7 @@ names only; never document content, never a decoder's own message.
 
 from __future__ import annotations
 
-import json
-import os
 import struct
-import sys
 import warnings
 from pathlib import Path
 from typing import Literal
@@ -182,21 +179,6 @@ class ChildOrder(BaseModel):
     limits: Limits
 
 
-def main() -> int:
-    """Child entry point: imports done, wait for one ``ChildOrder`` on stdin, one JSON line out."""
-    # Keep the real stdout for our one line; a decoder printing to fd 1 goes to stderr.
-    out = os.dup(1)
-    os.dup2(2, 1)
-    warnings.simplefilter("ignore")
-    _preload()
-    raw = sys.stdin.buffer.read()
-    if not raw:  # the parent went away before giving this spare any work
-        return 0
-    order = ChildOrder.model_validate_json(raw)
-    os.write(out, (json.dumps(_verdict(Path(order.path), order.limits)) + "\n").encode())
-    return 0
-
-
 def _preload() -> None:
     """Do every import a verdict needs while waiting for work, not while a document waits."""
     import activities.pdfcheck  # noqa: F401  (pdfium and the raw PDF reader)
@@ -215,9 +197,3 @@ def _verdict(path: Path, limits: Limits) -> dict[str, object]:
         # Not a verdict but a bug or an environment fault: the parent retries.
         # Only the type name crosses over; its message could quote the document.
         return {"error": type(exc).__name__}
-
-
-if __name__ == "__main__":
-    # The verdict is already written, unbuffered: skip interpreter teardown,
-    # which took 120-160 ms, five times the verdict itself.
-    os._exit(main())
