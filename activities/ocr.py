@@ -1,6 +1,9 @@
 """OCR: recognise every page, heartbeating per page, resuming after a retry.
 
-Runs on the OCR task queue, one document per pool slot. Each finished page is
+Runs on the OCR task queue, one document per pool slot; only the engine call
+holds one of the worker's engine lanes (``activities.lanes``), so a document
+staged ahead is fetched and rasterised while another's page is recognised,
+and a page waiting for a lane heartbeats. Each finished page is
 written to the object store as scratch output of this attempt and reported in
 a heartbeat (a count, visible in the UI); a retried attempt (worker lost,
 heartbeat timed out) finds the pages earlier attempts of the run wrote and
@@ -40,6 +43,7 @@ from temporalio import activity
 
 from activities.audit import record
 from activities.faults import coded, fault_point
+from activities.lanes import EngineLanes
 from activities.ocr_engine import OcrEngine
 from activities.output import load_pages, mean_confidence, merge_pdfs
 from activities.pages import PDF, GrayPage, iter_pages
@@ -67,6 +71,7 @@ class OcrActivities:
         page_deadline_s: float = 180.0,
         text_layer: Literal["prefer", "ignore"] = "prefer",
         store_wait_s: float = 60.0,
+        lanes: EngineLanes | None = None,
     ) -> None:
         # A store outage of seconds must not spend OCR's few attempts: wait it
         # out within the attempt, heartbeating (custody.stores.patient).
@@ -77,6 +82,8 @@ class OcrActivities:
         self._dpi = dpi
         self._page_deadline_s = page_deadline_s
         self._text_layer = text_layer
+        # Shared by every OCR attempt in this worker: only the engine call holds one.
+        self._lanes = lanes or EngineLanes(1)
 
     @activity.defn(name="custody.ocr")
     @coded(Code.OCR_ERROR)
@@ -157,7 +164,13 @@ class OcrActivities:
                 yield self._recognise(rendered, index, attempt), rendered
 
     def _recognise(self, image: GrayPage, index: int, attempt: int) -> PageText:
-        with _heartbeat_while(index, self._page_deadline_s):
+        def waiting() -> None:
+            activity.heartbeat({"pages_done": index, "waiting_for_engine": True})
+
+        with (
+            self._lanes.lane(waiting),
+            _heartbeat_while(index, self._page_deadline_s),
+        ):
             _hang_point(attempt)
             return self._engine.recognise(image, index)
 

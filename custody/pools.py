@@ -5,7 +5,10 @@ redeploy. The limit is one small object in the store every worker already
 shares (``pools/limits.json``); each worker's slot supplier
 (:mod:`workers.slots`) re-reads it every ``CUSTODY_POOL_REFRESH_S`` seconds
 and applies it to the running worker. A pool with no stored limit runs at its
-configured default (``CUSTODY_OCR_CONCURRENCY``, ``CUSTODY_IO_CONCURRENCY``).
+configured default (``CUSTODY_OCR_CONCURRENCY`` engine lanes plus
+``CUSTODY_OCR_PREFETCH`` documents staged ahead; ``CUSTODY_IO_CONCURRENCY``).
+An OCR limit below the lanes leaves lanes idle; above, documents wait for a
+lane with their staging done (``activities.lanes``).
 The limit applies per worker process, not per deployment. The CLI is
 :mod:`starter.pools_cli`; this module stays light so workers can import it.
 """
@@ -53,7 +56,9 @@ def set_limit(store: ObjectStore, pool: Pool, limit: int | None) -> dict[str, in
 
 
 def default_limit(settings: Settings, pool: Pool) -> int:
-    return settings.ocr_concurrency if pool == "ocr" else settings.io_concurrency
+    if pool == "ocr":  # documents held: one per engine lane, plus those staged ahead
+        return settings.ocr_concurrency + settings.ocr_prefetch
+    return settings.io_concurrency
 
 
 def effective_limits(settings: Settings, stored: dict[str, int]) -> dict[str, int]:

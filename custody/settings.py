@@ -62,7 +62,11 @@ class Settings(BaseSettings):
     sweep_interval_s: float = Field(default=60.0, gt=0)
 
     # OCR
+    # Engine lanes: pages recognised at once per OCR worker (activities.lanes).
     ocr_concurrency: int = Field(default=1, ge=1)
+    # Documents an OCR worker holds beyond its lanes, so their staging and page
+    # writes overlap the engine; the OCR pool's default limit is lanes + prefetch.
+    ocr_prefetch: int = Field(default=1, ge=0)
     # A page still running after this stops heartbeating, so its attempt is
     # abandoned and retried (a hung page), while slow pages under load are not.
     ocr_page_deadline_s: float = Field(default=180.0, gt=0)

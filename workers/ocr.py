@@ -1,8 +1,10 @@
 """The OCR worker: CPU-bound recognition on its own task queue.
 
-``python -m workers.ocr``. Concurrency is sized to the cores: each slot runs
-one document with ``cores / slots`` torch threads, so two slots on two cores
-never oversubscribe. The model is loaded once per process, before polling
+``python -m workers.ocr``. Concurrency is sized to the cores: each engine lane
+recognises one page with ``cores / lanes`` threads, so two lanes on two cores
+never oversubscribe; the pool takes ``CUSTODY_OCR_PREFETCH`` documents more
+than it has lanes, so staging and page writes overlap the engine
+(``activities.lanes``). The model is loaded once per process, before polling
 starts, so the first document does not pay for it.
 """
 
@@ -16,6 +18,7 @@ import structlog
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.lanes import EngineLanes
 from activities.ocr import OcrActivities
 from activities.ocr_engine import OcrEngine
 from activities.ocr_select import configured_engine, describe
@@ -44,6 +47,7 @@ def build_ocr_worker(
         settings.ocr_page_deadline_s,
         limits.text_layer,
         settings.ocr_store_wait_s,
+        EngineLanes(settings.ocr_concurrency),
     )
     return Worker(
         client,

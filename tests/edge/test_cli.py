@@ -59,5 +59,6 @@ def test_pools_cli_set_status_reset_and_bounds(
     assert _run(["pools", "reset", "ocr", "--json"], settings) == 0
     after_reset = json.loads(capsys.readouterr().out)
     assert after_set["limits"] == {"ocr": 2, "io": 8} and after_set["overridden"] == ["ocr"]
-    assert after_reset["limits"] == {"ocr": 1, "io": 8} and after_reset["overridden"] == []
+    # The OCR default: one engine lane plus one document staged ahead (CUSTODY_OCR_PREFETCH).
+    assert after_reset["limits"] == {"ocr": 2, "io": 8} and after_reset["overridden"] == []
     assert read_limits(open_store(settings)) == {}

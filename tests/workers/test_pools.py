@@ -71,7 +71,9 @@ async def test_pool_limit_changes_running_worker_concurrency(
     tmp_path: Path, temporal_client: Client, temporal_address: str
 ) -> None:
     """Lowering the OCR pool's limit drops a running worker's concurrency; raising it lifts it."""
-    settings = make_settings(tmp_path, temporal_address, ocr_concurrency=3, pool_refresh_s=0.2)
+    settings = make_settings(
+        tmp_path, temporal_address, ocr_concurrency=2, ocr_prefetch=1, pool_refresh_s=0.2
+    )
     store = LocalStore(settings.objects_dir)
     supplier = pool_supplier(settings, store, "ocr")
     queue = settings.ocr_task_queue
@@ -85,7 +87,8 @@ async def test_pool_limit_changes_running_worker_concurrency(
         activity_task_poller_behavior=ACTIVITY_POLLERS,
     )
     async with worker:
-        assert max(await _burst(temporal_client, queue, 6)) == 3  # the configured default
+        # The configured default: two engine lanes plus one document staged ahead.
+        assert max(await _burst(temporal_client, queue, 6)) == 3
         set_limit(store, "ocr", 1)
         await asyncio.sleep(0.5)
         starts = await _burst(temporal_client, queue, 6)
