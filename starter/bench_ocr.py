@@ -3,8 +3,8 @@
 Every engine sees the same 8-bit page images (``activities.pages``, PDFs at the
 policy's dpi), engines interleaved document by document so that a noisy
 neighbour on the CPU hits all of them alike. Rasterising is outside the timed
-region except for ``pipeline``: submit -> published on a real Temporal dev
-server with both workers in this process, rasterising and OCR included.
+region except for ``pipeline``: submit -> published on a real stack, as
+deployed (``starter.bench_pipeline``), one document alone and then a stream.
 Totals sum pages and seconds; CER and word F1 are unweighted means over
 documents. One module on purpose: the benchmark is read and changed as a whole.
 """
@@ -15,24 +15,23 @@ import argparse
 import asyncio
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
 
 from activities.ocr_engine import OcrEngine, reading_order_text
 from activities.ocr_select import build_engine
 from activities.output import PAGE_SEPARATOR
 from activities.pages import GrayPage, iter_pages
-from activities.scratch import StagingArea
-from custody.models import DocState, SignedRecord, Word
+from custody.models import Word
 from custody.settings import Settings
 from custody.textmetrics import cer, word_f1
-from starter.api import CustodyClient, submit, wait
+from starter import bench_pipeline
+from starter.api import CustodyClient
 
 ENGINES = ("easyocr_default", "tesseract", "custody", "pipeline")
 _MEDIA_TYPES = {
@@ -52,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
     parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
     parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
+    parser.add_argument(
+        "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
+    )
 
 
 def default_corpus() -> Path:
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     # torch's notices about CPU-only pinning and quantisation: noise here.
     warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
     warnings.filterwarnings("ignore", category=DeprecationWarning)
-    results = asyncio.run(_bench(docs, list(args.engines), settings))
+    results = asyncio.run(_bench(docs, list(args.engines), settings, args.stream_rounds))
     results["corpus"] = str(corpus)
     if args.json:
         import json
@@ -93,32 +95,37 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _bench(docs: list[Path], engines: list[str], settings: Settings) -> Figures:
+async def _bench(docs: list[Path], engines: list[str], settings: Settings, rounds: int) -> Figures:
     started = time.perf_counter()
     # Built as workers/ocr.py builds it; models load and hash before any timing.
     custody = build_engine(settings)
     recognisers = _recognisers(engines, custody)
     load_s = time.perf_counter() - started
     rows: list[Figures] = []
-    async with _pipeline(settings, custody, "pipeline" in engines) as client:
+    stream: Figures | None = None
+    async with _stack(settings, "pipeline" in engines) as client:
         for n, path in enumerate(docs, 1):
             print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
             rows.append(await _document(path, recognisers, client, settings.limits.ocr_dpi))
-        batch = await _batch(client, docs, sum(r["pages"] for r in rows)) if client else None
+        if client is not None and rounds > 0:
+            print(f"bench ocr: stream, {rounds} round(s)", file=sys.stderr, flush=True)
+            engine_pass = _engine_pass(custody, docs, settings)
+            stream = await bench_pipeline.stream(
+                client, docs, engine_pass, rounds, settings.ocr_concurrency
+            )
     totals = {e: _totals([r["engines"][e] for r in rows]) for e in engines}
     if "pipeline" in totals:
         outside = [r["engines"]["pipeline"].get("outside_ocr_seconds") for r in rows]
         known = sorted(x for x in outside if x is not None)
         totals["pipeline"]["outside_ocr_seconds_median"] = known[len(known) // 2] if known else None
     ratios = _ratios(totals)
-    if batch is not None and totals.get("custody", {}).get("seconds"):
-        ratios["pipeline_batch_over_custody_seconds"] = round(
-            batch["seconds"] / totals["custody"]["seconds"], 3
-        )
+    if stream is not None:
+        ratios["pipeline_stream_overhead_share"] = stream["overhead_share_median"]
+        ratios["pipeline_stream_engine_idle_share"] = stream["engine_idle_share_median"]
     return {
         "engines": totals,
         "documents": rows,
-        "pipeline_batch": batch,
+        "pipeline_stream": stream,
         "ratios": ratios,
         "custody_engine": {"name": custody.name, "version": custody.version},
         "custody_params": custody.params(),
@@ -128,19 +135,45 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings) -> Fi
     }
 
 
+@asynccontextmanager
+async def _stack(settings: Settings, wanted: bool) -> AsyncIterator[CustodyClient | None]:
+    if not wanted:
+        yield None
+        return
+    async with bench_pipeline.pipeline_stack(settings) as client:
+        yield client
+
+
+def _engine_pass(engine: OcrEngine, docs: list[Path], settings: Settings) -> Callable[[], float]:
+    """Seconds for Custody's engine to read every page, as many at once as the worker's lanes."""
+    pages = [image for p in docs for _, image in _pages(p, settings.limits.ocr_dpi)]
+
+    def run() -> float:
+        started = time.perf_counter()
+        with ThreadPoolExecutor(settings.ocr_concurrency) as pool:
+            list(pool.map(engine.recognise, pages, range(len(pages))))
+        return time.perf_counter() - started
+
+    return run
+
+
 async def _document(
     path: Path, recognisers: dict[str, Recogniser], client: CustodyClient | None, dpi: int
 ) -> Figures:
     truth = path.with_suffix(".txt").read_text(encoding="utf-8")
-    pages = [image for _, image in iter_pages(path, _MEDIA_TYPES[path.suffix.lower()], dpi)]
+    pages = [image for _, image in _pages(path, dpi)]
     figures: dict[str, Figures] = {}
     for name, recognise in recognisers.items():
         seconds, text = await asyncio.to_thread(_timed, recognise, pages)
         figures[name] = _figures(len(pages), seconds, text, truth)
     if client is not None:
-        seconds, text, extra = await _through_pipeline(client, path)
+        seconds, text, extra = await bench_pipeline.alone(client, path)
         figures["pipeline"] = _figures(len(pages), seconds, text, truth) | extra
     return {"document": path.name, "pages": len(pages), "engines": figures}
+
+
+def _pages(path: Path, dpi: int) -> Iterator[tuple[int, GrayPage]]:
+    return iter_pages(path, _MEDIA_TYPES[path.suffix.lower()], dpi)
 
 
 def _timed(recognise: Recogniser, pages: list[GrayPage]) -> tuple[float, str]:
@@ -233,101 +266,6 @@ def _tesseract(image: GrayPage, index: int) -> str:
     from PIL import Image
 
     return str(pytesseract.image_to_string(Image.fromarray(image)))
-
-
-@asynccontextmanager
-async def _pipeline(
-    settings: Settings, engine: OcrEngine, wanted: bool
-) -> AsyncIterator[CustodyClient | None]:
-    """Both workers in this process against a fresh dev server and a throwaway store."""
-    if not wanted:
-        yield None
-        return
-
-    from custody.converter import data_converter
-    from custody.keys import ensure_dev_keyring
-    from custody.stores import open_store
-    from starter.stack import ephemeral_server
-    from workers.io import build_io_worker
-    from workers.logging import configure_logging
-    from workers.ocr import build_ocr_worker
-
-    with tempfile.TemporaryDirectory(prefix="custody-bench-") as home:
-        # As `custody up` runs it: a development keyring, so payloads are
-        # encrypted and objects sealed, and their cost is in the figures.
-        keyring = ensure_dev_keyring(Settings(home=Path(home)))
-        with _stdout_to_stderr():
-            env = await ephemeral_server(data_converter=data_converter(keyring))
-        try:
-            s = _pipeline_settings(settings, Path(home), env.client.service_client.config)
-            configure_logging(s)  # stderr: stdout stays one JSON object
-            store, area = open_store(s), StagingArea(s.staging_path)
-            async with (
-                build_io_worker(env.client, s, store, area),
-                build_ocr_worker(env.client, s, store, area, engine),
-            ):
-                yield CustodyClient(temporal=env.client, store=store, settings=s)
-        finally:
-            await env.shutdown()
-
-
-@contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """The dev server inherits file descriptor 1 and prints a banner on it, which
-    would corrupt ``--json``; point descriptor 1 at stderr while it starts."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    os.dup2(2, 1)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _pipeline_settings(settings: Settings, home: Path, config: Any) -> Settings:
-    queues = uuid4().hex[:10]
-    return settings.model_copy(
-        update={
-            "home": home,
-            "store": "local",
-            "store_dir": None,
-            "staging_dir": None,
-            "temporal_address": str(config.target_host),
-            "io_task_queue": f"bench-io-{queues}",
-            "ocr_task_queue": f"bench-ocr-{queues}",
-            "log_level": "WARNING",  # one line per activity would drown the progress
-        }
-    )
-
-
-async def _through_pipeline(client: CustodyClient, path: Path) -> tuple[float, str, Figures]:
-    """Submit -> published for one document alone; its text, state and the seconds
-    the pipeline spent outside OCR (end to end less the OCR seconds its record states)."""
-    tenant = f"bench-{uuid4().hex[:12]}"  # fresh, so no earlier run's record is reused
-    started = time.perf_counter()
-    sub = await submit(client, path, tenant=tenant)
-    result = await wait(client, sub.sha256, tenant=tenant)
-    seconds = time.perf_counter() - started
-    text = ""
-    extra: Figures = {"state": str(result.state)}
-    if result.state == DocState.PUBLISHED and result.text_key:
-        text = client.store.get(result.text_key).decode("utf-8")
-        record = SignedRecord.model_validate_json(client.store.get(result.record_key or ""))
-        extra["outside_ocr_seconds"] = round(seconds - record.record.ocr_seconds, 3)
-    return seconds, text, extra
-
-
-async def _batch(client: CustodyClient, docs: list[Path], pages: int) -> Figures:
-    """Every document submitted at once, as a weekend import arrives: wall time to the
-    last one published. The I/O steps of one document overlap the OCR of another."""
-    tenant = f"bench-batch-{uuid4().hex[:8]}"
-    started = time.perf_counter()
-    subs = [await submit(client, path, tenant=tenant) for path in docs]
-    results = await asyncio.gather(*(wait(client, s.sha256, tenant=tenant) for s in subs))
-    seconds = time.perf_counter() - started
-    published = sum(r.state == DocState.PUBLISHED for r in results)
-    return _speed(pages, seconds) | {"documents": len(docs), "published": published}
 
 
 def table(results: Figures) -> str:

@@ -1,0 +1,153 @@
+"""The pipeline half of ``custody bench ocr``: a real stack, one document alone and a stream.
+
+The stack is built as ``custody up`` builds it, in a temporary home on free
+ports: the Temporal dev server on SQLite and the I/O and OCR workers as their
+own processes (``starter.chaos.harness`` starts them from ``starter.stack``'s
+argv), with a development keyring, so payloads are encrypted and objects
+sealed. The OCR worker builds its engine from the same settings as the
+benchmark's ``custody`` engine (``CUSTODY_OCR_*``, ``CUSTODY_LIMIT_*`` pass through).
+
+Two measures:
+
+- **alone**: submit -> published for one document with nothing else running;
+  its latency, and the seconds outside the OCR activity (end to end less the
+  OCR seconds its record states): Temporal round trips, staging, validation,
+  check, publish.
+- **stream**: every document submitted at once, as a day's scans arrive, wall
+  time to the last one published. Each round is timed beside Custody's engine
+  reading the same pages one after another in this process, the two
+  alternating which goes first, so drift on a shared machine hits both alike.
+  ``overhead_share`` is ``1 - engine seconds / pipeline seconds`` for the same
+  pages: what the pipeline costs per page around OCR. ``engine_idle_share``
+  is measured inside the pipeline run alone: ``1 - (engine seconds its pages
+  record) / (lanes x wall)``, the share of time the OCR worker's engine had
+  no page, free of the noise between two runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+from custody.models import DocState, DocumentResult, PageText, SignedRecord
+from custody.settings import Settings
+from starter.api import CustodyClient, submit, wait
+
+Figures = dict[str, Any]
+#: Engine settings the OCR worker must share with the benchmark's own engine.
+_PASSED = ("CUSTODY_OCR_", "CUSTODY_LIMIT_", "CUSTODY_TORCH_")
+_DONE_S = 900.0  # a stream that has not finished by then is a failure, not a figure
+
+
+@asynccontextmanager
+async def pipeline_stack(settings: Settings) -> AsyncIterator[CustodyClient]:
+    """A throwaway stack of separate processes, as deployed; stopped on exit."""
+    from starter.chaos.harness import ChaosStack
+
+    passed = {k: v for k, v in os.environ.items() if k.startswith(_PASSED)}
+    passed |= {
+        "CUSTODY_OCR_ENGINE": settings.ocr_engine,
+        "CUSTODY_OCR_CONCURRENCY": str(settings.ocr_concurrency),
+        "CUSTODY_OCR_PREFETCH": str(settings.ocr_prefetch),
+        "CUSTODY_TORCH_THREADS": str(settings.torch_threads),
+    }
+    with tempfile.TemporaryDirectory(prefix="custody-bench-") as tmp:
+        stack = ChaosStack(Path(tmp) / "home", env=passed)
+        try:
+            for name in ("temporal", "worker-io", "worker-ocr"):
+                await asyncio.to_thread(stack.start, name)
+            yield await CustodyClient.connect(stack.settings)
+        finally:
+            await asyncio.to_thread(stack.close)
+
+
+async def alone(client: CustodyClient, path: Path) -> tuple[float, str, Figures]:
+    """Submit -> published for one document; its seconds, text and extra figures."""
+    tenant = f"bench-{uuid4().hex[:12]}"  # fresh, so no earlier run's record is reused
+    started = time.perf_counter()
+    sub = await submit(client, path, tenant=tenant)
+    result = await wait(client, sub.sha256, tenant=tenant)
+    seconds = time.perf_counter() - started
+    extra: Figures = {"state": str(result.state)}
+    text = ""
+    if result.state == DocState.PUBLISHED and result.text_key:
+        text = client.store.get(result.text_key).decode("utf-8")
+        record = _record(client, result)
+        extra["outside_ocr_seconds"] = round(seconds - record.record.ocr_seconds, 3)
+    return seconds, text, extra
+
+
+async def stream(
+    client: CustodyClient,
+    docs: list[Path],
+    engine_pass: Callable[[], float],
+    rounds: int,
+    lanes: int,
+) -> Figures:
+    """``rounds`` of (pipeline stream, engine alone over the same pages), alternated."""
+    done: list[Figures] = []
+    for n in range(rounds):
+        if n % 2:
+            engine_s = await asyncio.to_thread(engine_pass)
+            piped = await _stream_once(client, docs, lanes)
+        else:
+            piped = await _stream_once(client, docs, lanes)
+            engine_s = await asyncio.to_thread(engine_pass)
+        share = 1 - engine_s / piped["seconds"] if piped["seconds"] else None
+        done.append(piped | {"custody_seconds": round(engine_s, 3), "overhead_share": _r(share)})
+    return {
+        "documents": len(docs),
+        "pages": done[0]["pages"],
+        "lanes": lanes,
+        "rounds": done,
+        "overhead_share_median": _median(r["overhead_share"] for r in done),
+        "engine_idle_share_median": _median(r["engine_idle_share"] for r in done),
+        "published": min(r["published"] for r in done),
+    }
+
+
+async def _stream_once(client: CustodyClient, docs: list[Path], lanes: int) -> Figures:
+    tenant = f"bench-stream-{uuid4().hex[:8]}"
+    started = time.perf_counter()
+    subs = [await submit(client, path, tenant=tenant) for path in docs]
+    waits = (wait(client, s.sha256, tenant=tenant) for s in subs)
+    results = await asyncio.wait_for(asyncio.gather(*waits), _DONE_S)
+    seconds = time.perf_counter() - started
+    published = [r for r in results if r.state == DocState.PUBLISHED]
+    pages = [p for r in published for p in _pages(client, r)]
+    # Pages read from a text layer never reached the engine: no lane time.
+    engine_s = sum(p.seconds for p in pages if p.source == "ocr")
+    return {
+        "pages": sum(r.pages for r in results),
+        "seconds": round(seconds, 3),
+        "published": len(published),
+        "engine_seconds": round(engine_s, 3),
+        "engine_idle_share": _r(1 - engine_s / (lanes * seconds)),
+    }
+
+
+def _record(client: CustodyClient, result: DocumentResult) -> SignedRecord:
+    return SignedRecord.model_validate_json(client.store.get(result.record_key or ""))
+
+
+def _pages(client: CustodyClient, result: DocumentResult) -> list[PageText]:
+    record = _record(client, result).record
+    return [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _median(values: Any) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(statistics.median(known), 4) if known else None
