@@ -94,7 +94,7 @@ class _Child:
         chunks: list[bytes] = []
         while True:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self._verdict_r], [], [], left)[0]:
+            if left <= 0 or not _readable(self._verdict_r, left):
                 return None
             chunk = os.read(self._verdict_r, 65536)
             if not chunk:
@@ -103,7 +103,7 @@ class _Child:
 
     def status(self, timeout_s: float = 30.0) -> int:
         """The child's wait status, as the zygote reaped it."""
-        if not select.select([self._status_r], [], [], timeout_s)[0]:
+        if not _readable(self._status_r, timeout_s):
             raise RuntimeError("inspection zygote did not report the child's end")
         line = os.read(self._status_r, 64)
         if not line.strip():
@@ -115,6 +115,13 @@ class _Child:
             if fd >= 0:
                 os.close(fd)
         self._order_w = self._verdict_r = self._status_r = -1
+
+
+def _readable(fd: int, timeout_s: float) -> bool:
+    # poll, not select: a busy worker's descriptors can pass select()'s 1024 ceiling.
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    return bool(poller.poll(max(0, int(timeout_s * 1000))))
 
 
 class _Zygote:

@@ -65,3 +65,15 @@ def test_zygote_killed_is_started_again() -> None:
     assert inspect_untrusted(PAGE, Limits()).pages == 1
     fresh = untrusted._ZYGOTE._proc
     assert fresh is not None and fresh.pid != dead.pid and fresh.poll() is None
+
+
+def test_zygote_pipes_numbered_past_select_ceiling() -> None:
+    """A worker holding over 1024 descriptors still gets verdicts (poll, not select)."""
+    held: list[int] = []
+    try:
+        while len(held) < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        assert inspect_untrusted(PAGE, Limits()).pages == 1
+    finally:
+        for fd in held:
+            os.close(fd)
