@@ -140,6 +140,7 @@ class _Zygote:
         order_r, order_w = os.pipe()
         verdict_r, verdict_w = os.pipe()
         status_r, status_w = os.pipe()
+        reply = b""
         try:
             with self._lock:
                 sock = self._ensure()
@@ -147,15 +148,15 @@ class _Zygote:
                     socket.send_fds(sock, [b"F"], [order_r, verdict_w, status_w])
                     reply = sock.recv(32)
                 except OSError:
-                    reply = b""
+                    pass
                 if not reply:
                     self._stop()
         finally:
-            for fd in (order_r, verdict_w, status_w):
+            # The child's ends are the zygote's now (or nobody's); ours go if no child came.
+            ours = () if reply else (order_w, verdict_r, status_r)
+            for fd in (order_r, verdict_w, status_w, *ours):
                 os.close(fd)
         if not reply:
-            for fd in (order_w, verdict_r, status_r):
-                os.close(fd)
             raise RuntimeError("inspection zygote gave no child")  # transient: retried
         return _Child(int(reply), order_w, verdict_r, status_r)
 

@@ -7,6 +7,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 import activities.untrusted as untrusted
 from activities.inspection import ChildOrder
 from activities.untrusted import inspect_untrusted, prewarm
@@ -77,3 +79,18 @@ def test_zygote_pipes_numbered_past_select_ceiling() -> None:
     finally:
         for fd in held:
             os.close(fd)
+
+
+def test_zygote_that_cannot_start_leaks_no_descriptor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If no zygote can be started the call fails as transient and keeps no pipe open."""
+    zygote = untrusted._Zygote()
+
+    def cannot(*args: object, **kwargs: object) -> None:
+        raise OSError("no processes left")
+
+    monkeypatch.setattr(untrusted.subprocess, "Popen", cannot)  # fault injected: fork refused
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        with pytest.raises(RuntimeError, match="cannot start inspection zygote"):
+            zygote.fork()
+    assert len(os.listdir("/proc/self/fd")) == before
