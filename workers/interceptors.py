@@ -1,7 +1,10 @@
-"""One canonical log line and the pipeline metrics per activity attempt (workflow ID, SHA-256)."""
+"""Activity interceptors: a canonical log line and metrics per attempt; heartbeats for I/O steps."""
 
 from __future__ import annotations
 
+import contextvars
+import inspect
+import threading
 import time
 from typing import Any
 
@@ -58,3 +61,47 @@ class _ActivityLog(ActivityInboundInterceptor):
             ms = round((time.monotonic() - started) * 1000, 1)
             log.info("activity", **fields, outcome=outcome, code=code, ms=ms)
             metrics.activity_done(arg, result, code, retryable)
+
+
+class HeartbeatKeeper(Interceptor):
+    """Heartbeats on behalf of short I/O activities that have a heartbeat timeout.
+
+    stage, validate and check take seconds. Their heartbeat timeout
+    (``workflows.retries.IO_HEARTBEAT``) exists for an attempt lost on its way
+    to a worker (the server restarted just as it dispatched it): that attempt
+    is retried after the heartbeat timeout instead of at the end of its
+    minutes-long start-to-close. While the attempt runs here, this keeps it
+    alive; if the worker dies, so do the heartbeats. I/O worker only: OCR's
+    page keeper must fall silent when a page hangs (``activities.ocr``).
+    """
+
+    def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
+        return _Keeper(next)
+
+
+class _Keeper(ActivityInboundInterceptor):
+    async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        timeout = activity.info().heartbeat_timeout
+        if not timeout or inspect.iscoroutinefunction(input.fn):
+            return await self.next.execute_activity(input)
+        # A threaded activity's heartbeat waits on this event loop, so it is sent
+        # from a thread of its own, in a copy of this attempt's context.
+        stop = threading.Event()
+        every_s = timeout.total_seconds() / 3
+        context = contextvars.copy_context()
+        keeper = threading.Thread(
+            target=context.run, args=(_beat, stop, every_s), name="io-heartbeat", daemon=True
+        )
+        keeper.start()
+        try:
+            return await self.next.execute_activity(input)
+        finally:
+            stop.set()
+
+
+def _beat(stop: threading.Event, every_s: float) -> None:
+    while not stop.wait(every_s):
+        try:
+            activity.heartbeat()
+        except Exception:
+            return  # the attempt is over (completed or cancelled): nothing left to keep

@@ -22,6 +22,7 @@ from custody.settings import Settings
 from custody.signing import signer_from_settings
 from custody.stores import ObjectStore, open_store
 from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
+from workers.interceptors import HeartbeatKeeper
 from workers.logging import configure_logging
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 from workflows.document import DocumentWorkflow
@@ -49,7 +50,7 @@ def build_io_worker(
         activity_executor=ThreadPoolExecutor(MAX_LIMIT),
         tuner=live_tuner(pool_supplier(settings, store, "io")),
         activity_task_poller_behavior=ACTIVITY_POLLERS,
-        interceptors=INTERCEPTORS,
+        interceptors=[*INTERCEPTORS, HeartbeatKeeper()],
     )
 
 

@@ -82,6 +82,7 @@ class DocumentWorkflow:
                 ),
                 r.STAGE_TIMEOUT,
                 r.IO_RETRY,
+                heartbeat_timeout=r.IO_HEARTBEAT,
             )
             source_key = staged.source_key
             self._enter(DocState.STAGED)
@@ -109,6 +110,7 @@ class DocumentWorkflow:
             ),
             r.VALIDATE_TIMEOUT,
             r.IO_RETRY,
+            heartbeat_timeout=r.IO_HEARTBEAT,
         )
         self._pages = valid.pages
         self._enter(DocState.VALIDATED)
@@ -141,6 +143,7 @@ class DocumentWorkflow:
             ),
             r.CHECK_TIMEOUT,
             r.IO_RETRY,
+            heartbeat_timeout=r.IO_HEARTBEAT,
         )
         info = workflow.info()
         published = await self._step(

@@ -53,6 +53,10 @@ STAGE_TIMEOUT = timedelta(minutes=2)
 VALIDATE_TIMEOUT = timedelta(minutes=2)  # the decoder child has its own 30 s bound
 CHECK_TIMEOUT = timedelta(minutes=1)
 PUBLISH_TIMEOUT = timedelta(minutes=2)
+#: stage, validate, check: the I/O worker heartbeats for them while they run
+#: (``workers.interceptors.HeartbeatKeeper``), so an attempt lost between the
+#: server and a worker is retried after this, not at the end of its timeout.
+IO_HEARTBEAT = timedelta(seconds=20)
 #: Publish heartbeats between its writes, so a worker lost mid-publish is
 #: noticed in seconds, not at the end of ``PUBLISH_TIMEOUT``.
 PUBLISH_HEARTBEAT = timedelta(seconds=30)
