@@ -6,7 +6,7 @@ neighbour on the CPU hits all of them alike. Rasterising is outside the timed
 region except for ``pipeline``: submit -> published on a real stack, as
 deployed (``starter.bench_pipeline``), one document alone and then a stream.
 Totals sum pages and seconds; CER and word F1 are unweighted means over
-documents. One module on purpose: the benchmark is read and changed as a whole.
+documents (``starter.bench_report``).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from activities.output import PAGE_SEPARATOR
 from activities.pages import GrayPage, iter_pages
 from custody.models import Word
 from custody.settings import Settings
-from custody.textmetrics import cer, word_f1
 from starter import bench_pipeline
 from starter.api import CustodyClient
+from starter.bench_report import Figures, figures, plot, ratios_of, table, totals_of
 
 ENGINES = ("easyocr_default", "tesseract", "custody", "pipeline")
 _MEDIA_TYPES = {
@@ -43,7 +43,6 @@ _MEDIA_TYPES = {
     ".pdf": "application/pdf",
 }
 Recogniser = Callable[[GrayPage, int], str]
-Figures = dict[str, Any]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,12 +112,12 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings, round
             stream = await bench_pipeline.stream(
                 client, docs, engine_pass, rounds, settings.ocr_concurrency
             )
-    totals = {e: _totals([r["engines"][e] for r in rows]) for e in engines}
+    totals = {e: totals_of([r["engines"][e] for r in rows]) for e in engines}
     if "pipeline" in totals:
         outside = [r["engines"]["pipeline"].get("outside_ocr_seconds") for r in rows]
         known = sorted(x for x in outside if x is not None)
         totals["pipeline"]["outside_ocr_seconds_median"] = known[len(known) // 2] if known else None
-    ratios = _ratios(totals)
+    ratios = ratios_of(totals)
     if stream is not None:
         ratios["pipeline_stream_overhead_share"] = stream["overhead_share_median"]
         ratios["pipeline_stream_engine_idle_share"] = stream["engine_idle_share_median"]
@@ -162,14 +161,14 @@ async def _document(
 ) -> Figures:
     truth = path.with_suffix(".txt").read_text(encoding="utf-8")
     pages = [image for _, image in _pages(path, dpi)]
-    figures: dict[str, Figures] = {}
+    by_engine: dict[str, Figures] = {}
     for name, recognise in recognisers.items():
         seconds, text = await asyncio.to_thread(_timed, recognise, pages)
-        figures[name] = _figures(len(pages), seconds, text, truth)
+        by_engine[name] = figures(len(pages), seconds, text, truth)
     if client is not None:
         seconds, text, extra = await bench_pipeline.alone(client, path)
-        figures["pipeline"] = _figures(len(pages), seconds, text, truth) | extra
-    return {"document": path.name, "pages": len(pages), "engines": figures}
+        by_engine["pipeline"] = figures(len(pages), seconds, text, truth) | extra
+    return {"document": path.name, "pages": len(pages), "engines": by_engine}
 
 
 def _pages(path: Path, dpi: int) -> Iterator[tuple[int, GrayPage]]:
@@ -180,47 +179,6 @@ def _timed(recognise: Recogniser, pages: list[GrayPage]) -> tuple[float, str]:
     started = time.perf_counter()
     texts = [recognise(image, index) for index, image in enumerate(pages)]
     return time.perf_counter() - started, PAGE_SEPARATOR.join(texts)
-
-
-def _speed(pages: int, seconds: float) -> Figures:
-    return {
-        "pages": pages,
-        "seconds": round(seconds, 3),
-        "seconds_per_page": round(seconds / pages, 3) if pages else 0.0,
-        "pages_per_minute": round(60 * pages / seconds, 3) if seconds else 0.0,
-    }
-
-
-def _figures(pages: int, seconds: float, text: str, truth: str) -> Figures:
-    # CER is capped at 1 so that one runaway page cannot dominate the mean.
-    return _speed(pages, seconds) | {
-        "cer": round(min(cer(text, truth), 1.0), 4),
-        "word_f1": round(word_f1(text, truth), 4),
-    }
-
-
-def _totals(rows: list[Figures]) -> Figures:
-    n = len(rows) or 1
-    return _speed(sum(r["pages"] for r in rows), sum(r["seconds"] for r in rows)) | {
-        "cer": round(sum(r["cer"] for r in rows) / n, 4),
-        "word_f1": round(sum(r["word_f1"] for r in rows) / n, 4),
-    }
-
-
-def _ratios(totals: dict[str, Figures]) -> Figures:
-    def ratio(a: str, b: str, key: str) -> float | None:
-        if a not in totals or b not in totals or not totals[b][key]:
-            return None
-        return round(float(totals[a][key]) / float(totals[b][key]), 3)
-
-    found: Figures = {}
-    for base in ("easyocr_default", "tesseract"):
-        found[f"custody_vs_{base}"] = {
-            "pages_per_minute": ratio("custody", base, "pages_per_minute"),
-            "word_f1": ratio("custody", base, "word_f1"),
-        }
-    found["pipeline_over_custody_seconds"] = ratio("pipeline", "custody", "seconds")
-    return found
 
 
 def _recognisers(engines: list[str], custody: OcrEngine) -> dict[str, Recogniser]:
@@ -266,50 +224,3 @@ def _tesseract(image: GrayPage, index: int) -> str:
     from PIL import Image
 
     return str(pytesseract.image_to_string(Image.fromarray(image)))
-
-
-def table(results: Figures) -> str:
-    """Per-document seconds/page and word F1, then per-engine totals and the ratios."""
-    engines = list(results["engines"])
-    lines = [f"{'document':<34}{'pg':>3}" + "".join(f"{e[:15]:>17}" for e in engines)]
-    lines.append(" " * 37 + "".join(f"{'s/pg   F1':>17}" for _ in engines))
-    for row in results["documents"]:
-        cells = (row["engines"][e] for e in engines)
-        figs = "".join(f"{c['seconds_per_page']:>10.2f}{c['word_f1']:>7.3f}" for c in cells)
-        lines.append(f"{row['document'][:33]:<34}{row['pages']:>3}{figs}")
-    lines.append("")
-    lines.append(f"{'engine':<17}{'pages':>6}{'seconds':>9}{'s/page':>8}{'pages/min':>10}")
-    lines[-1] += f"{'CER':>7}{'word F1':>8}"
-    for name, t in results["engines"].items():
-        lines.append(
-            f"{name:<17}{t['pages']:>6}{t['seconds']:>9.1f}{t['seconds_per_page']:>8.2f}"
-            f"{t['pages_per_minute']:>10.2f}{t['cer']:>7.3f}{t['word_f1']:>8.3f}"
-        )
-    lines.append("")
-    for name, value in results["ratios"].items():
-        lines.append(f"{name}: {value}")
-    return "\n".join(lines)
-
-
-def plot(results: Figures, out: Path) -> None:
-    """Two panels, per document: seconds per page and word F1, one bar per engine."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    engines, rows = list(results["engines"]), results["documents"]
-    fig, axes = plt.subplots(2, 1, figsize=(max(8, len(rows) * 0.7), 8), sharex=True)
-    width = 0.8 / len(engines)
-    for i, engine in enumerate(engines):
-        xs = [n + i * width for n in range(len(rows))]
-        for ax, key in zip(axes, ("seconds_per_page", "word_f1"), strict=True):
-            ax.bar(xs, [r["engines"][engine][key] for r in rows], width, label=engine)
-    axes[0].set_ylabel("seconds per page")
-    axes[1].set_ylabel("word F1")
-    axes[0].legend()
-    axes[1].set_xticks([n + 0.4 - width / 2 for n in range(len(rows))])
-    axes[1].set_xticklabels([r["document"][:24] for r in rows], rotation=60, ha="right")
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)

@@ -41,8 +41,8 @@ from uuid import uuid4
 from custody.models import DocState, DocumentResult, PageText, SignedRecord
 from custody.settings import Settings
 from starter.api import CustodyClient, submit, wait
+from starter.bench_report import Figures
 
-Figures = dict[str, Any]
 #: Engine settings the OCR worker must share with the benchmark's own engine.
 _PASSED = ("CUSTODY_OCR_", "CUSTODY_LIMIT_", "CUSTODY_TORCH_")
 _DONE_S = 900.0  # a stream that has not finished by then is a failure, not a figure
