@@ -32,7 +32,6 @@ class EngineLanes:
     def __init__(self, lanes: int, beat_every_s: float = 5.0) -> None:
         if lanes < 1:
             raise ValueError("an OCR worker needs at least one engine lane")
-        self.lanes = lanes
         self._free = threading.Semaphore(lanes)
         self._beat_every_s = beat_every_s
         self._lock = threading.Lock()

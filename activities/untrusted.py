@@ -64,18 +64,16 @@ def inspect_untrusted(path: Path, limits: Limits) -> Inspection:
     child = _fork()
     try:
         out = child.verdict(order, limits.decode_timeout_s)
-        if out is None:
+        if out is None:  # past the deadline: killed, and reaped before we answer
             _ZYGOTE.kill(child.pid)
-            child.status()  # reaped: nothing of it outlives this call
-            raise DocumentRejected(
-                Code.DECODE_LIMIT, f"decode exceeded {limits.decode_timeout_s:g} s"
-            )
         status = child.status()
     except BaseException:
         _ZYGOTE.kill(child.pid)
         raise
     finally:
         child.close()
+    if out is None:
+        raise DocumentRejected(Code.DECODE_LIMIT, f"decode exceeded {limits.decode_timeout_s:g} s")
     return _outcome(os.waitstatus_to_exitcode(status), out)
 
 

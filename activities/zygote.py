@@ -82,8 +82,9 @@ def _serve(sock: socket.socket, children: dict[int, int]) -> bool:
         return True
     for fd in fds:
         os.close(fd)
-    if msg.startswith(b"K ") and int(msg[2:]) in children:
-        os.kill(int(msg[2:]), signal.SIGKILL)
+    victim = int(msg[2:]) if msg.startswith(b"K ") else None
+    if victim in children:  # only an unreaped child: its pid cannot have been reused
+        os.kill(victim, signal.SIGKILL)
     return True
 
 
