@@ -1,7 +1,8 @@
 """Tesseract behind the ``OcrEngine`` protocol, optionally refined by EasyOCR's recogniser.
 
-Tesseract (Debian's ``tesseract`` 5.3 binary, LSTM, ``eng``) finds the layout
-and reads the words; pages shorter than ``upscale_below_px`` (the ~100-dpi
+Tesseract (Debian's ``tesseract-ocr`` 5.3, LSTM, ``eng``) finds the layout
+and reads the words, through libtesseract kept loaded in a helper process per
+lane (``activities.tess_server``); pages shorter than ``upscale_below_px`` (the ~100-dpi
 FUNSD forms) are first upscaled so that their text reaches the x-height
 Tesseract's LSTM reads best. With ``refine_below`` > 0, words Tesseract is
 unsure of are re-read by EasyOCR's recogniser alone on Tesseract's word box
@@ -13,15 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import io
 import os
 import re
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PIL import Image
 
 from activities.ocr_engine import (
@@ -32,6 +36,7 @@ from activities.ocr_engine import (
     mean_confidence,
 )
 from activities.pages import GrayPage
+from activities.tess_server import TesseractHelper
 from custody.models import PageText, Word
 
 _LANGUAGE = "eng"
@@ -50,7 +55,7 @@ class TesseractTuning:
     refine_below: float = 0.0  # Tesseract confidence (0-1) under which EasyOCR re-reads
     refine_accept: float = 0.7  # EasyOCR confidence needed to replace the word
     box_margin: float = 0.15  # of the word height, around each crop EasyOCR reads
-    timeout_s: float = 300.0  # one tesseract run; a hung binary must not hang the worker
+    timeout_s: float = 300.0  # one page; a hung Tesseract must not hang the worker
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,8 @@ class TesseractEngine:
         self.tuning = dataclasses.replace(TesseractTuning(), **tuning)
         version, self._tessdata = tesseract_info()
         self._easy: EasyOcrEngine | None = None
+        self._helpers: list[TesseractHelper] = []  # idle ones; one per lane in use at most
+        self._helpers_lock = threading.Lock()
         self.name = "tesseract"
         self.version = f"tesseract{version}"
         if self.tuning.refine_below > 0:
@@ -114,11 +121,13 @@ class TesseractEngine:
         """Load the recogniser and hash the models now, so a bad install fails at start."""
         if self._easy is not None:
             self._easy.reader()
+        with self._helper() as helper:
+            helper.start()
         self.model_hashes()
 
     def params(self) -> dict[str, ParamValue]:
         settings: dict[str, ParamValue] = dataclasses.asdict(self.tuning)
-        settings.update(languages=_LANGUAGE, omp_threads=1)
+        settings.update(languages=_LANGUAGE, omp_threads=1, runtime="libtesseract")
         if self._easy is not None:
             easy = self._easy.params()
             settings.update(recogniser=easy["recogniser"], torch_threads=easy["torch_threads"])
@@ -156,16 +165,27 @@ class TesseractEngine:
         t = self.tuning
         height, width = gray.shape
         scale = t.upscale if height < t.upscale_below_px else 1
-        picture = Image.fromarray(gray)
         if scale != 1:
-            picture = picture.resize((width * scale, height * scale), Image.Resampling.LANCZOS)
-        # Binary PGM, not PNG: the same pixels, without 20-50 ms of deflate per
-        # page on the worker's GIL; it only crosses a pipe.
-        pgm = io.BytesIO()
-        picture.save(pgm, format="PPM")
-        args = ["stdin", "stdout", "--tessdata-dir", str(self._tessdata), "-l", _LANGUAGE]
-        args += ["--psm", str(t.psm), "--oem", str(t.oem), "tsv"]
-        return _parse_tsv(_run_tesseract(args, pgm.getvalue(), t.timeout_s), scale, width, height)
+            picture = Image.fromarray(gray).resize(
+                (width * scale, height * scale), Image.Resampling.LANCZOS
+            )
+            gray = np.asarray(picture, dtype=np.uint8)
+        with self._helper() as helper:
+            return _parse_tsv(helper.tsv(gray, t.timeout_s), scale, width, height)
+
+    @contextmanager
+    def _helper(self) -> Iterator[TesseractHelper]:
+        """An idle helper, or a new one: as many as pages are recognised at once."""
+        with self._helpers_lock:
+            helper = self._helpers.pop() if self._helpers else None
+        if helper is None:
+            t = self.tuning
+            helper = TesseractHelper(str(self._tessdata), _LANGUAGE, t.oem, t.psm)
+        try:
+            yield helper
+        finally:
+            with self._helpers_lock:
+                self._helpers.append(helper)  # a failed one restarts on its next page
 
     def _refine(self, gray: GrayPage, found: list[_TessWord]) -> list[_TessWord]:
         assert self._easy is not None
@@ -190,7 +210,7 @@ class TesseractEngine:
 def _parse_tsv(tsv: str, scale: int, width: int, height: int) -> list[_TessWord]:
     """Word rows (level 5) of Tesseract's TSV, boxes mapped back to page pixels."""
     words: list[_TessWord] = []
-    for row in tsv.splitlines()[1:]:
+    for row in tsv.splitlines():
         cells = row.split("\t")
         if len(cells) != 12 or cells[0] != "5" or not cells[11].strip():
             continue
