@@ -109,7 +109,9 @@ class TesseractEngine:
         version, self._tessdata = tesseract_info()
         self._easy: EasyOcrEngine | None = None
         self._helpers: list[TesseractHelper] = []  # idle ones; one per lane in use at most
+        self._helpers_made: list[TesseractHelper] = []
         self._helpers_lock = threading.Lock()
+        self._cpus: tuple[int, ...] = ()
         self.name = "tesseract"
         self.version = f"tesseract{version}"
         if self.tuning.refine_below > 0:
@@ -173,14 +175,26 @@ class TesseractEngine:
         with self._helper() as helper:
             return _parse_tsv(helper.tsv(gray, t.timeout_s), scale, width, height)
 
+    def pin(self, cpus: tuple[int, ...]) -> None:
+        """Run Tesseract's helpers on these cores, helper i on ``cpus[i % len]`` (custody.cpus)."""
+        with self._helpers_lock:
+            self._cpus = cpus
+            for n, helper in enumerate(self._helpers_made):
+                helper.pin(self._cpu(n))
+
+    def _cpu(self, n: int) -> int | None:
+        return self._cpus[n % len(self._cpus)] if self._cpus else None
+
     @contextmanager
     def _helper(self) -> Iterator[TesseractHelper]:
         """An idle helper, or a new one: as many as pages are recognised at once."""
         with self._helpers_lock:
             helper = self._helpers.pop() if self._helpers else None
-        if helper is None:
-            t = self.tuning
-            helper = TesseractHelper(str(self._tessdata), _LANGUAGE, t.oem, t.psm)
+            if helper is None:
+                t = self.tuning
+                helper = TesseractHelper(str(self._tessdata), _LANGUAGE, t.oem, t.psm)
+                helper.pin(self._cpu(len(self._helpers_made)))
+                self._helpers_made.append(helper)
         try:
             yield helper
         finally:

@@ -26,6 +26,7 @@ crosses this pipe; a failure names the library's complaint, never the text.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import select
@@ -58,6 +59,13 @@ class TesseractHelper:
         self._start_timeout_s = start_timeout_s
         self._proc: subprocess.Popen[bytes] | None = None
         self.version = ""
+        self.cpu: int | None = None  # the core it runs on (custody.cpus), None: any
+
+    def pin(self, cpu: int | None) -> None:
+        """Run on ``cpu`` from now on (and after a restart); None: any core."""
+        self.cpu = cpu
+        if self._proc is not None and self._proc.poll() is None:
+            _set_cpu(self._proc.pid, cpu)
 
     def start(self) -> str:
         """Start the helper now (a missing library fails here); the library's version."""
@@ -107,6 +115,7 @@ class TesseractHelper:
             env=env,
         )
         try:
+            _set_cpu(proc.pid, self.cpu)
             status, payload = _read_frame(_fd(proc.stdout), self._start_timeout_s)
         except HelperError as err:
             proc.kill()
@@ -117,6 +126,12 @@ class TesseractHelper:
             raise HelperError(f"tesseract helper did not start: {payload.decode()[-300:]}")
         self._proc, self.version = proc, payload.decode()
         return proc
+
+
+def _set_cpu(pid: int, cpu: int | None) -> None:
+    if cpu is not None:
+        with contextlib.suppress(ProcessLookupError):  # died at once: its start frame says why
+            os.sched_setaffinity(pid, {cpu})
 
 
 def _fd(pipe: object) -> int:

@@ -13,9 +13,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from custody import cpus
 from custody.limits import PolicyLimits
 from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
 
@@ -76,6 +77,8 @@ class Settings(BaseSettings):
     # activities.ocr_select: tesseract (measured fastest, as accurate), hybrid (EasyOCR
     # re-reads the words Tesseract is unsure of), or easyocr (CRAFT + EasyOCR, pre-#6).
     ocr_engine: Literal["tesseract", "hybrid", "easyocr"] = "tesseract"
+    # CPUs of the engine's own (custody.cpus): auto, off, or a list like "2,3".
+    engine_cpus: str = "auto"
     confidence_floor: float = Field(default=0.30, ge=0, le=1)
     confidence_review: float = Field(default=0.55, ge=0, le=1)
 
@@ -121,6 +124,11 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "json", "console"] = "auto"
 
     limits: Limits = Field(default_factory=Limits)
+
+    @field_validator("engine_cpus")
+    @classmethod
+    def _engine_cpus(cls, value: str) -> str:
+        return cpus.parse(value)
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

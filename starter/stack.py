@@ -28,12 +28,15 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
 
+from custody import cpus
 from custody.converter import data_converter
 from custody.errors import ConfigurationError
 from custody.keys import ensure_dev_keyring
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
 from starter.codec_server import codec_endpoint
+
+CODEC = "starter.codec_server"
 
 
 @dataclass(frozen=True)
@@ -89,12 +92,20 @@ class Stack:
         for name in SEARCH_ATTRIBUTES:
             temporal += ["--search-attribute", f"{name}=Keyword"]
         py = sys.executable
+        # Off the OCR engine's cores (custody.cpus); the OCR worker places itself.
+        rest = self._off_engine_cores()
         return [
-            Service("temporal", temporal, "start-dev"),
-            Service("codec-server", [py, "-m", "starter.codec_server"], "starter.codec_server"),
-            Service("worker-io", [py, "-m", "workers.io"], "workers.io"),
+            Service("temporal", rest + temporal, "start-dev"),
+            Service("codec-server", [*rest, py, "-m", CODEC], CODEC),
+            Service("worker-io", [*rest, py, "-m", "workers.io"], "workers.io"),
             Service("worker-ocr", [py, "-m", "workers.ocr"], "workers.ocr"),
         ]
+
+    def _off_engine_cores(self) -> list[str]:
+        s = self.settings
+        plan = cpus.plan(s.engine_cpus, s.ocr_concurrency, s.ocr_engine)
+        taskset = shutil.which("taskset")  # util-linux, on every Debian
+        return [taskset, "-c", plan.rest_list] if plan and taskset else []
 
     def pid(self, service: Service) -> int | None:
         path = self.home / "run" / f"{service.name}.pid"

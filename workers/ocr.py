@@ -21,8 +21,10 @@ from temporalio.worker import Worker
 from activities.lanes import EngineLanes
 from activities.ocr import OcrActivities
 from activities.ocr_engine import OcrEngine
+from activities.ocr_hybrid import TesseractEngine
 from activities.ocr_select import configured_engine, describe
 from activities.scratch import StagingArea
+from custody import cpus
 from custody.ocr_config import ConfigRegistry
 from custody.pools import MAX_LIMIT
 from custody.settings import Settings
@@ -66,6 +68,9 @@ async def main() -> None:
     warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
     warnings.filterwarnings("ignore", category=DeprecationWarning, module="torch")
     settings = Settings()
+    # Before any thread starts, so they all inherit it: the engine's cores are its own.
+    cpu_plan = cpus.plan(settings.engine_cpus, settings.ocr_concurrency, settings.ocr_engine)
+    cpus.confine(cpu_plan)
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
@@ -73,6 +78,11 @@ async def main() -> None:
     registry = ConfigRegistry(open_raw_store(settings))
     engine = configured_engine(settings, registry, f"ocr-worker@{socket.gethostname()}")
     config = describe(engine)
+    if cpu_plan is not None and engine.name == "tesseract" and isinstance(engine, TesseractEngine):
+        engine.pin(cpu_plan.engine)
+        log.info("engine_cpus", engine=list(cpu_plan.engine), rest=sorted(cpu_plan.rest))
+    else:
+        cpus.release(cpu_plan)  # a pinned configuration's EasyOCR runs in this process
     log.info("ocr_engine_ready", engine=engine.name, version=engine.version, config=config.digest)
     client = await connect(settings, settings.ocr_metrics_port)
     await run_until_signalled(build_ocr_worker(client, settings, store, area, engine), sweeper.stop)

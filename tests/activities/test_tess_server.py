@@ -150,3 +150,20 @@ def test_engine_keeps_one_helper_per_concurrent_page() -> None:
     engine.recognise(image, 0)
     engine.recognise(image, 0)
     assert {h._proc.pid for h in engine._helpers if h._proc is not None} == pids
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two CPUs")
+def test_engine_pins_its_helpers_and_a_restarted_one_stays_pinned() -> None:
+    """``pin`` moves running helpers to the engine's core; a replacement starts there too."""
+    engine = TesseractEngine(torch_threads=1)
+    image = _gray(*PAGES[0])
+    engine.recognise(image, 0)
+    [helper] = engine._helpers
+    assert helper._proc is not None
+    cpu = max(os.sched_getaffinity(0))
+    engine.pin((cpu,))
+    assert os.sched_getaffinity(helper._proc.pid) == {cpu}
+    os.kill(helper._proc.pid, signal.SIGKILL)
+    helper._proc.wait()
+    engine.recognise(image, 0)  # starts a fresh helper
+    assert helper._proc is not None and os.sched_getaffinity(helper._proc.pid) == {cpu}

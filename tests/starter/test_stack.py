@@ -7,9 +7,13 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from custody import cpus
+from starter.bench_sched import helper_pids
 
 pytestmark = pytest.mark.slow
 
@@ -54,6 +58,7 @@ def test_stack_up_submit_down_up_keeps_everything(tmp_path: Path, corpus: Path) 
         assert rc == 0 and set(down["stopped"]) == SERVICES
         rc, up = _cli(env, "up", "--detach")
         assert rc == 0
+        helpers = _check_engine_cores(tmp_path / "home" / "run")
         rc, status = _cli(env, "status", sha)
         assert rc == 0 and status["state"] == "published" and status["running"] is False
         rc, rows = _cli(env, "ls")
@@ -64,5 +69,29 @@ def test_stack_up_submit_down_up_keeps_everything(tmp_path: Path, corpus: Path) 
             "worker-ocr.log",
             "temporal.log",
         }
+        rc, _ = _cli(env, "down")
+        assert rc == 0
+        deadline = time.monotonic() + 15
+        while any(Path(f"/proc/{pid}").exists() for pid in helpers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in helpers if Path(f"/proc/{pid}").exists()]  # none left behind
     finally:
         _cli(env, "down")
+
+
+def _check_engine_cores(run: Path) -> list[int]:
+    """The engine's Tesseract helper has its core to itself (custody.cpus, ``auto``)."""
+    pids = {p.stem: int(p.read_text()) for p in run.glob("*.pid")}
+    assert set(pids) == SERVICES
+    helpers = helper_pids(pids["worker-ocr"])
+    assert len(helpers) == 1  # started at warm-up, before the first page
+    every = os.sched_getaffinity(0)
+    plan = cpus.plan("auto", 1, "tesseract")
+    if plan is None:  # a one-CPU machine: nothing is pinned
+        assert all(os.sched_getaffinity(pid) == every for pid in [*pids.values(), *helpers])
+        return helpers
+    assert os.sched_getaffinity(helpers[0]) == set(plan.engine)
+    for name, pid in pids.items():  # every thread of every service keeps off it
+        for task in os.listdir(f"/proc/{pid}/task"):
+            assert os.sched_getaffinity(int(task)) == plan.rest, name
+    return helpers
