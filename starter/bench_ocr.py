@@ -24,13 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from activities.ocr_engine import OcrEngine, reading_order_text
+from activities.ocr_hybrid import TesseractEngine
 from activities.ocr_select import build_engine
 from activities.output import PAGE_SEPARATOR
 from activities.pages import GrayPage, iter_pages
+from custody import cpus
 from custody.models import Word
 from custody.settings import Settings
 from starter import bench_pipeline
 from starter.api import CustodyClient
+from starter.bench_pipeline import Pipeline
 from starter.bench_report import Figures, figures, plot, ratios_of, table, totals_of
 
 ENGINES = ("easyocr_default", "tesseract", "custody", "pipeline")
@@ -102,15 +105,17 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings, round
     load_s = time.perf_counter() - started
     rows: list[Figures] = []
     stream: Figures | None = None
-    async with _stack(settings, "pipeline" in engines) as client:
+    async with _stack(settings, "pipeline" in engines) as pipeline:
+        client = pipeline.client if pipeline else None
         for n, path in enumerate(docs, 1):
             print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
             rows.append(await _document(path, recognisers, client, settings.limits.ocr_dpi))
-        if client is not None and rounds > 0:
+        if pipeline is not None and rounds > 0:
             print(f"bench ocr: stream, {rounds} round(s)", file=sys.stderr, flush=True)
+            _engine_cores(custody, settings)
             engine_pass = _engine_pass(custody, docs, settings)
             stream = await bench_pipeline.stream(
-                client, docs, engine_pass, rounds, settings.ocr_concurrency
+                pipeline, docs, engine_pass, rounds, settings.ocr_concurrency
             )
     totals = {e: totals_of([r["engines"][e] for r in rows]) for e in engines}
     if "pipeline" in totals:
@@ -121,6 +126,9 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings, round
     if stream is not None:
         ratios["pipeline_stream_overhead_share"] = stream["overhead_share_median"]
         ratios["pipeline_stream_engine_idle_share"] = stream["engine_idle_share_median"]
+        ratios["pipeline_stream_cpu_wait_share"] = stream["engine_cpu_wait_share_median"]
+        ratios["pipeline_stream_overhead_share_in_run"] = stream["overhead_share_in_run_median"]
+        ratios["pipeline_stream_overhead_share_steady"] = stream["overhead_share_steady_median"]
     return {
         "engines": totals,
         "documents": rows,
@@ -135,12 +143,24 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings, round
 
 
 @asynccontextmanager
-async def _stack(settings: Settings, wanted: bool) -> AsyncIterator[CustodyClient | None]:
+async def _stack(settings: Settings, wanted: bool) -> AsyncIterator[Pipeline | None]:
     if not wanted:
         yield None
         return
-    async with bench_pipeline.pipeline_stack(settings) as client:
-        yield client
+    async with bench_pipeline.pipeline_stack(settings) as pipeline:
+        yield pipeline
+
+
+def _engine_cores(engine: OcrEngine, settings: Settings) -> None:
+    """For the stream, the engine alone gets the cores the OCR worker's engine gets.
+
+    Only from here on: the per-document comparison above runs bare EasyOCR and
+    Tesseract with every core, as a user would run them.
+    """
+    plan = cpus.plan(settings.engine_cpus, settings.ocr_concurrency, settings.ocr_engine)
+    if plan is not None and isinstance(engine, TesseractEngine) and engine.name == "tesseract":
+        cpus.confine(plan)
+        engine.pin(plan.engine)
 
 
 def _engine_pass(engine: OcrEngine, docs: list[Path], settings: Settings) -> Callable[[], float]:

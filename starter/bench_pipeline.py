@@ -18,10 +18,15 @@ Two measures:
   reading the same pages one after another in this process, the two
   alternating which goes first, so drift on a shared machine hits both alike.
   ``overhead_share`` is ``1 - engine seconds / pipeline seconds`` for the same
-  pages: what the pipeline costs per page around OCR. ``engine_idle_share``
-  is measured inside the pipeline run alone: ``1 - (engine seconds its pages
-  record) / (lanes x wall)``, the share of time the OCR worker's engine had
-  no page, free of the noise between two runs.
+  pages: what the pipeline costs per page around OCR. On a shared machine two
+  runs a minute apart differ by more than that, so the overhead is also
+  measured inside the pipeline run alone, in two parts that add up:
+  ``engine_idle_share``, ``1 - (engine seconds its pages record) / (lanes x
+  wall)``, the share of time the engine had no page; and
+  ``engine_cpu_wait_share``, the seconds the engine's Tesseract helpers were
+  runnable but waited for a core other processes held (the kernel's count,
+  ``starter.bench_sched``) over ``lanes x wall``. ``overhead_share_in_run`` is
+  their sum.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -42,14 +48,22 @@ from custody.models import DocState, DocumentResult, PageText, SignedRecord
 from custody.settings import Settings
 from starter.api import CustodyClient, submit, wait
 from starter.bench_report import Figures
+from starter.bench_sched import EngineClock, EngineWatch
 
 #: Engine settings the OCR worker must share with the benchmark's own engine.
 _PASSED = ("CUSTODY_OCR_", "CUSTODY_LIMIT_", "CUSTODY_TORCH_")
+_SERVICES = ("temporal", "worker-io", "worker-ocr")
 _DONE_S = 900.0  # a stream that has not finished by then is a failure, not a figure
 
 
+@dataclass(frozen=True)
+class Pipeline:
+    client: CustodyClient
+    ocr_worker_pid: int  # the parent of the engine's helpers
+
+
 @asynccontextmanager
-async def pipeline_stack(settings: Settings) -> AsyncIterator[CustodyClient]:
+async def pipeline_stack(settings: Settings) -> AsyncIterator[Pipeline]:
     """A throwaway stack of separate processes, as deployed; stopped on exit."""
     from starter.chaos.harness import ChaosStack
 
@@ -63,9 +77,8 @@ async def pipeline_stack(settings: Settings) -> AsyncIterator[CustodyClient]:
     with tempfile.TemporaryDirectory(prefix="custody-bench-") as tmp:
         stack = ChaosStack(Path(tmp) / "home", env=passed)
         try:
-            for name in ("temporal", "worker-io", "worker-ocr"):
-                await asyncio.to_thread(stack.start, name)
-            yield await CustodyClient.connect(stack.settings)
+            pids = [await asyncio.to_thread(stack.start, name) for name in _SERVICES]
+            yield Pipeline(await CustodyClient.connect(stack.settings), pids[-1])
         finally:
             await asyncio.to_thread(stack.close)
 
@@ -87,7 +100,7 @@ async def alone(client: CustodyClient, path: Path) -> tuple[float, str, Figures]
 
 
 async def stream(
-    client: CustodyClient,
+    pipeline: Pipeline,
     docs: list[Path],
     engine_pass: Callable[[], float],
     rounds: int,
@@ -97,13 +110,14 @@ async def stream(
     done: list[Figures] = []
     for n in range(rounds):
         if n % 2:
-            engine_s = await asyncio.to_thread(engine_pass)
-            piped = await _stream_once(client, docs, lanes)
+            alone_figures = await asyncio.to_thread(_engine_alone, engine_pass)
+            piped = await _stream_once(pipeline, docs, lanes)
         else:
-            piped = await _stream_once(client, docs, lanes)
-            engine_s = await asyncio.to_thread(engine_pass)
+            piped = await _stream_once(pipeline, docs, lanes)
+            alone_figures = await asyncio.to_thread(_engine_alone, engine_pass)
+        engine_s = alone_figures["custody_seconds"]
         share = 1 - engine_s / piped["seconds"] if piped["seconds"] else None
-        done.append(piped | {"custody_seconds": round(engine_s, 3), "overhead_share": _r(share)})
+        done.append(piped | alone_figures | {"overhead_share": _r(share)})
     return {
         "documents": len(docs),
         "pages": done[0]["pages"],
@@ -111,27 +125,81 @@ async def stream(
         "rounds": done,
         "overhead_share_median": _median(r["overhead_share"] for r in done),
         "engine_idle_share_median": _median(r["engine_idle_share"] for r in done),
+        "engine_cpu_wait_share_median": _median(r["engine_cpu_wait_share"] for r in done),
+        "overhead_share_in_run_median": _median(r["overhead_share_in_run"] for r in done),
+        "overhead_share_steady_median": _median(r.get("overhead_share_steady") for r in done),
         "published": min(r["published"] for r in done),
     }
 
 
-async def _stream_once(client: CustodyClient, docs: list[Path], lanes: int) -> Figures:
+def _engine_alone(engine_pass: Callable[[], float]) -> Figures:
+    before = EngineClock.read(os.getpid())
+    seconds = engine_pass()
+    after = EngineClock.read(os.getpid())
+    clock = after.since(before) if after else None
+    return {
+        "custody_seconds": round(seconds, 3),
+        "custody_cpu_seconds": _r(clock[0]) if clock else None,
+        "custody_cpu_wait_seconds": _r(clock[1]) if clock else None,
+    }
+
+
+async def _stream_once(pipeline: Pipeline, docs: list[Path], lanes: int) -> Figures:
+    client = pipeline.client
     tenant = f"bench-stream-{uuid4().hex[:8]}"
-    started = time.perf_counter()
-    subs = [await submit(client, path, tenant=tenant) for path in docs]
-    waits = (wait(client, s.sha256, tenant=tenant) for s in subs)
-    results = await asyncio.wait_for(asyncio.gather(*waits), _DONE_S)
-    seconds = time.perf_counter() - started
+    before = EngineClock.read(pipeline.ocr_worker_pid)
+    async with EngineWatch(pipeline.ocr_worker_pid) as watch:
+        started = time.perf_counter()
+        subs = [await submit(client, path, tenant=tenant) for path in docs]
+        waits = (wait(client, s.sha256, tenant=tenant) for s in subs)
+        results = await asyncio.wait_for(asyncio.gather(*waits), _DONE_S)
+        finished = time.perf_counter()
+    seconds = finished - started
+    after = EngineClock.read(pipeline.ocr_worker_pid)
+    clock = after.since(before) if after else None
     published = [r for r in results if r.state == DocState.PUBLISHED]
     pages = [p for r in published for p in _pages(client, r)]
     # Pages read from a text layer never reached the engine: no lane time.
     engine_s = sum(p.seconds for p in pages if p.source == "ocr")
-    return {
+    idle = 1 - engine_s / (lanes * seconds)
+    waited = clock[1] / (lanes * seconds) if clock else None
+    return _steady(watch, started, finished, engine_s, clock, lanes) | {
         "pages": sum(r.pages for r in results),
         "seconds": round(seconds, 3),
         "published": len(published),
         "engine_seconds": round(engine_s, 3),
-        "engine_idle_share": _r(1 - engine_s / (lanes * seconds)),
+        "engine_cpu_seconds": _r(clock[0]) if clock else None,
+        "engine_cpu_wait_seconds": _r(clock[1]) if clock else None,
+        "engine_idle_share": _r(idle),
+        "engine_cpu_wait_share": _r(waited),
+        "overhead_share_in_run": _r(idle + waited) if waited is not None else None,
+    }
+
+
+def _steady(
+    watch: EngineWatch,
+    started: float,
+    finished: float,
+    engine_s: float,
+    clock: tuple[float, float] | None,
+    lanes: int,
+) -> Figures:
+    """The stream split into its two ends and the engine's busy span between them."""
+    if watch.first is None or watch.last is None or clock is None:
+        return {}
+    span = watch.last - watch.first
+    if span <= 0:
+        return {}
+    # Page seconds include each page's preparation, a few ms before its helper runs:
+    # inside one page's preparation, no idle is measurable, hence the floor at 0.
+    idle = max(0.0, 1 - engine_s / (lanes * span))
+    waited = clock[1] / (lanes * span)
+    return {
+        "first_page_after_seconds": round(watch.first - started, 3),
+        "after_last_page_seconds": round(finished - watch.last, 3),
+        "steady_engine_idle_share": _r(idle),
+        "steady_cpu_wait_share": _r(waited),
+        "overhead_share_steady": _r(idle + waited),
     }
 
 

@@ -71,6 +71,19 @@ def test_bench_ocr_reports_every_engine_on_the_same_pages(bench: Bench) -> None:
         # and for no longer than the stream took on its one lane.
         assert 0 < done["engine_seconds"] <= done["seconds"]
         assert 0 <= done["engine_idle_share"] < 1 and done["custody_seconds"] > 0
+        # The kernel's count for the engine's helper: it ran, and ran and waited for a
+        # core no longer than the stream lasted; the in-run overhead is the two shares.
+        assert 0 < done["engine_cpu_seconds"] <= done["seconds"]
+        assert done["engine_cpu_seconds"] + done["engine_cpu_wait_seconds"] <= done["seconds"]
+        assert 0 <= done["engine_cpu_wait_share"] < 1 and done["custody_cpu_seconds"] > 0
+        in_run = done["engine_idle_share"] + done["engine_cpu_wait_share"]
+        assert done["overhead_share_in_run"] == pytest.approx(in_run, abs=1e-3)
+        # The engine's busy span, sampled: it starts after the first submit and ends
+        # before the last document is published; between, the steady shares.
+        ends = done["first_page_after_seconds"] + done["after_last_page_seconds"]
+        assert done["first_page_after_seconds"] > 0 and done["after_last_page_seconds"] > 0
+        assert ends < done["seconds"]
+        assert 0 <= done["steady_engine_idle_share"] < 1 and 0 <= done["overhead_share_steady"] < 1
 
 
 @pytest.mark.slow
@@ -94,6 +107,9 @@ def test_bench_ocr_ratios_and_plot_are_written(bench: Bench) -> None:
     assert results["ratios"]["pipeline_over_custody_seconds"] > 0
     assert results["ratios"]["pipeline_stream_overhead_share"] < 1
     assert 0 <= results["ratios"]["pipeline_stream_engine_idle_share"] < 1
+    assert 0 <= results["ratios"]["pipeline_stream_cpu_wait_share"] < 1
+    assert 0 <= results["ratios"]["pipeline_stream_overhead_share_in_run"] < 1
+    assert 0 <= results["ratios"]["pipeline_stream_overhead_share_steady"] < 1
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
