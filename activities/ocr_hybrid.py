@@ -25,9 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from PIL import Image
-
 from activities.ocr_engine import (
     EasyOcrEngine,
     ParamValue,
@@ -167,13 +164,8 @@ class TesseractEngine:
         t = self.tuning
         height, width = gray.shape
         scale = t.upscale if height < t.upscale_below_px else 1
-        if scale != 1:
-            picture = Image.fromarray(gray).resize(
-                (width * scale, height * scale), Image.Resampling.LANCZOS
-            )
-            gray = np.asarray(picture, dtype=np.uint8)
         with self._helper() as helper:
-            return _parse_tsv(helper.tsv(gray, t.timeout_s), scale, width, height)
+            return _parse_tsv(helper.tsv(gray, t.timeout_s, scale), scale, width, height)
 
     def pin(self, cpus: tuple[int, ...]) -> None:
         """Run Tesseract's helpers on these cores, helper i on ``cpus[i % len]`` (custody.cpus)."""

@@ -16,8 +16,9 @@ page past its deadline is first cancelled inside Tesseract (its monitor's
 deadline), and if the helper still has not answered a few seconds later it is
 killed; the next page starts a fresh one.
 
-The pipe protocol, little-endian: a request is ``<III`` (width, height,
-deadline in ms) and ``width * height`` bytes of 8-bit grey pixels; every frame
+The pipe protocol, little-endian: a request is ``<IIII`` (width, height,
+deadline in ms, upscale factor) and ``width * height`` bytes of 8-bit grey
+pixels, which the helper upscales (Lanczos) itself, on the engine's core; every frame
 the helper writes is ``<BI`` (status, length) and ``length`` bytes: its first
 frame answers the start (0: the library's version, 1: why it could not start),
 then one per request (0: TSV, 1: why recognition failed). Page text only ever
@@ -38,7 +39,7 @@ import time
 import numpy as np
 import numpy.typing as npt
 
-_REQUEST = struct.Struct("<III")
+_REQUEST = struct.Struct("<IIII")
 _FRAME = struct.Struct("<BI")
 _OK, _FAILED = 0, 1
 _KILL_GRACE_S = 5.0  # past the page deadline, before an unanswering helper is killed
@@ -72,11 +73,15 @@ class TesseractHelper:
         self._running()
         return self.version
 
-    def tsv(self, gray: npt.NDArray[np.uint8], timeout_s: float) -> str:
-        """Tesseract's TSV for an HxW uint8 page (no header row)."""
+    def tsv(self, gray: npt.NDArray[np.uint8], timeout_s: float, scale: int = 1) -> str:
+        """Tesseract's TSV (no header row) for an HxW uint8 page, read ``scale`` times larger.
+
+        The helper upscales (Lanczos) on its own core, not on the worker's GIL;
+        boxes in the TSV are in upscaled pixels.
+        """
         height, width = gray.shape
         proc = self._running()
-        request = _REQUEST.pack(width, height, max(1, int(timeout_s * 1000)))
+        request = _REQUEST.pack(width, height, max(1, int(timeout_s * 1000)), scale)
         try:
             _write_all(_fd(proc.stdin), request)
             _write_all(_fd(proc.stdin), np.ascontiguousarray(gray).data.cast("B"))
@@ -199,8 +204,10 @@ class _Api:
         lib.TessBaseAPISetPageSegMode(self._api, psm)
         self.version = (lib.TessVersion() or b"").decode()
 
-    def tsv(self, pixels: bytes, width: int, height: int, deadline_ms: int) -> str:
+    def tsv(self, pixels: bytes, width: int, height: int, deadline_ms: int, scale: int) -> str:
         lib, api = self._lib, self._api
+        if scale != 1:
+            pixels, width, height = _upscaled(pixels, width, height, scale)
         lib.TessBaseAPISetImage(api, pixels, width, height, 1, width)
         monitor = lib.TessMonitorCreate()
         try:
@@ -215,6 +222,14 @@ class _Api:
         finally:
             lib.TessMonitorDelete(monitor)
             lib.TessBaseAPIClear(api)
+
+
+def _upscaled(pixels: bytes, width: int, height: int, scale: int) -> tuple[bytes, int, int]:
+    from PIL import Image  # only helpers that upscale pay for the import
+
+    page = Image.frombytes("L", (width, height), pixels)
+    size = (width * scale, height * scale)
+    return page.resize(size, Image.Resampling.LANCZOS).tobytes(), size[0], size[1]
 
 
 def _serve(tessdata: str, language: str, oem: str, psm: str) -> int:
@@ -232,12 +247,13 @@ def _serve(tessdata: str, language: str, oem: str, psm: str) -> int:
     forever = float("inf")
     while True:
         try:
-            width, height, deadline_ms = _REQUEST.unpack(_read_exact(0, _REQUEST.size, forever))
+            head = _read_exact(0, _REQUEST.size, forever)
+            width, height, deadline_ms, scale = _REQUEST.unpack(head)
             pixels = _read_exact(0, width * height, forever)
         except HelperError:
             return 0  # the worker closed the pipe or exited
         try:
-            reply(_OK, api.tsv(pixels, width, height, deadline_ms).encode())
+            reply(_OK, api.tsv(pixels, width, height, deadline_ms, scale).encode())
         except HelperError as err:
             reply(_FAILED, str(err).encode())
 

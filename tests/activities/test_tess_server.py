@@ -37,18 +37,19 @@ PAGES = [  # a clean test page, a ~100-dpi form (upscaled as the engine does), a
 
 
 def _gray(name: str, media_type: str, scale: int) -> GrayPage:
+    """The page as the engine hands it over: 8-bit gray at its own size."""
     path = CORPUS / "ocr_gt" / name
     if not path.is_file():
         pytest.fail(f"research corpus page {path} not found; set CUSTODY_CORPUS")
     [(_, image)] = list(iter_pages(path, media_type, dpi=200))
-    gray = np.asarray(Image.fromarray(image).convert("L"), dtype=np.uint8)
-    if scale != 1:
-        height, width = gray.shape
-        resized = Image.fromarray(gray).resize(
-            (width * scale, height * scale), Image.Resampling.LANCZOS
-        )
-        gray = np.asarray(resized, dtype=np.uint8)
-    return gray
+    return np.asarray(Image.fromarray(image).convert("L"), dtype=np.uint8)
+
+
+def _upscaled(gray: GrayPage, scale: int) -> GrayPage:
+    """What the binary was given before the helper did the upscaling itself."""
+    height, width = gray.shape
+    size = (width * scale, height * scale)
+    return np.asarray(Image.fromarray(gray).resize(size, Image.Resampling.LANCZOS), np.uint8)
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +64,13 @@ def test_helper_tsv_is_byte_identical_to_the_binary(
 ) -> None:
     """The kept-loaded library reads a page exactly as the ``tesseract`` binary does."""
     gray = _gray(name, media_type, scale)
+    big = _upscaled(gray, scale) if scale != 1 else gray
     _, tessdata = tesseract_info()
-    height, width = gray.shape
-    pgm = f"P5 {width} {height} 255\n".encode() + gray.tobytes()
+    height, width = big.shape
+    pgm = f"P5 {width} {height} 255\n".encode() + big.tobytes()
     args = ["stdin", "stdout", "--tessdata-dir", str(tessdata), "-l", "eng"]
     binary = _run_tesseract([*args, "--psm", "3", "--oem", "3", "tsv"], pgm, 300.0)
-    kept = helper.tsv(gray, 300.0)
+    kept = helper.tsv(gray, 300.0, scale)  # the helper upscales the form itself
     assert kept.count("\n") > 20  # words were read, not an empty page
     assert kept.splitlines() == binary.splitlines()[1:]  # the binary adds a header row
 
@@ -76,13 +78,13 @@ def test_helper_tsv_is_byte_identical_to_the_binary(
 def test_helper_killed_mid_page_fails_that_page_only(helper: TesseractHelper) -> None:
     """A helper that dies during a page costs that page a clear error, not the worker;
     one found dead between pages is replaced before the next page."""
-    small, slow = _gray(*PAGES[0]), _gray(*PAGES[1])  # the upscaled form takes ~1.5 s
+    small, slow = _gray(*PAGES[0]), _gray(*PAGES[1])  # the form, upscaled, takes ~1.5 s
     first = helper.tsv(small, 60.0)
     proc = helper._proc
     assert proc is not None
     threading.Timer(0.3, os.kill, (proc.pid, signal.SIGKILL)).start()
     with pytest.raises(HelperError, match="lost a page: helper exited"):
-        helper.tsv(slow, 60.0)
+        helper.tsv(slow, 60.0, 2)
     assert helper._proc is None and proc.poll() == -signal.SIGKILL
     assert helper.tsv(small, 60.0) == first
     between = helper._proc
@@ -97,7 +99,7 @@ def test_page_past_its_deadline_fails_and_the_helper_lives_on(helper: TesseractH
     """Tesseract's monitor cancels a page past its deadline; the same helper reads the next."""
     gray = _gray(*PAGES[1])
     with pytest.raises(HelperError, match="deadline"):
-        helper.tsv(gray, 0.001)
+        helper.tsv(gray, 0.001, 2)
     pid = helper._proc.pid if helper._proc else None
     assert helper.tsv(_gray(*PAGES[0]), 60.0).count("\n") > 20
     assert helper._proc is not None and helper._proc.pid == pid
