@@ -83,7 +83,11 @@ def test_bench_ocr_reports_every_engine_on_the_same_pages(bench: Bench) -> None:
         ends = done["first_page_after_seconds"] + done["after_last_page_seconds"]
         assert done["first_page_after_seconds"] > 0 and done["after_last_page_seconds"] > 0
         assert ends < done["seconds"]
-        assert 0 <= done["steady_engine_idle_share"] < 1 and 0 <= done["overhead_share_steady"] < 1
+        assert 0 <= done["steady_engine_idle_share"] < 1 and 0 <= done["steady_lane_share"] < 1
+        steady = done["steady_engine_idle_share"] + done["steady_cpu_wait_share"]
+        steady += done["steady_lane_share"]
+        assert done["overhead_share_steady"] == pytest.approx(steady, abs=1e-3)
+        assert done["engine_span_seconds"] < done["seconds"]
 
 
 @pytest.mark.slow
