@@ -119,17 +119,18 @@ class TesseractHelper:
             stderr=subprocess.DEVNULL,  # Tesseract's chatter ("Estimating resolution ...")
             env=env,
         )
+        self._proc = proc  # from here on, close() reaps it and its pipes on every path
         try:
             _set_cpu(proc.pid, self.cpu)
             status, payload = _read_frame(_fd(proc.stdout), self._start_timeout_s)
         except HelperError as err:
             proc.kill()
-            proc.wait()
+            self.close()
             raise HelperError(f"tesseract helper did not start: {err}") from None
         if status != _OK:
-            proc.wait()
+            self.close()
             raise HelperError(f"tesseract helper did not start: {payload.decode()[-300:]}")
-        self._proc, self.version = proc, payload.decode()
+        self.version = payload.decode()
         return proc
 
 

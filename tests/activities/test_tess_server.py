@@ -169,3 +169,16 @@ def test_engine_pins_its_helpers_and_a_restarted_one_stays_pinned() -> None:
     helper._proc.wait()
     engine.recognise(image, 0)  # starts a fresh helper
     assert helper._proc is not None and os.sched_getaffinity(helper._proc.pid) == {cpu}
+
+
+def test_helper_that_fails_to_start_leaves_no_descriptor_open() -> None:
+    """Each failed start reaps its process and closes both of its pipes, at once:
+    not later, when the garbage collector happens to drop the errors' frames."""
+    broken = TesseractHelper("/nonexistent-tessdata", "eng", 3, 3)
+    before = len(os.listdir("/proc/self/fd"))
+    kept = []  # the errors, with their tracebacks' frames, stay alive
+    for _ in range(3):
+        with pytest.raises(HelperError, match="did not start") as failed:
+            broken.start()
+        kept.append(failed)
+    assert len(os.listdir("/proc/self/fd")) == before and broken._proc is None
