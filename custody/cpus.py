@@ -3,10 +3,10 @@
 On one box the OCR engine is the bottleneck, and everything else (the Temporal
 dev server, the I/O worker, the OCR worker's own threads) is short bursts of
 work that land on whatever core is free, often the engine's. Measured inside
-a pipeline run on the 2-core dev box, the engine's helper spent 5-6 % of the
+a pipeline run on the 2-core dev box, the engine's helper spent 4-7 % of the
 stream runnable but waiting for its core; renicing the others did not change
 that (docs/ocr-benchmark.md). Giving the engine cores nothing else may use
-cut the wait to 1.5 %.
+cut the wait to 0.3-0.5 %.
 
 ``CUSTODY_ENGINE_CPUS``:
 
