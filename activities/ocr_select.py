@@ -20,6 +20,7 @@ from typing import Any
 
 from activities.ocr_engine import EasyOcrEngine, EasyOcrTuning, OcrEngine, ParamValue
 from activities.ocr_hybrid import TesseractEngine, TesseractTuning
+from custody.cpus import CpuPlan
 from custody.errors import ConfigurationError
 from custody.ocr_config import ConfigRegistry, OcrConfig
 from custody.settings import Settings
@@ -67,6 +68,18 @@ def build_recorded(
     if warm:
         engine.warm_up()
     return engine
+
+
+def give_cores(engine: OcrEngine, plan: CpuPlan) -> bool:
+    """Pin the engine's Tesseract helpers to the plan's cores (``custody.cpus``).
+
+    False when the engine runs EasyOCR inside this process: its threads need
+    the cores the plan would take from them.
+    """
+    if not isinstance(engine, TesseractEngine) or engine.name != "tesseract":
+        return False
+    engine.pin(plan.engine)
+    return True
 
 
 def _tuning(kind: type, params: Mapping[str, ParamValue]) -> dict[str, Any]:

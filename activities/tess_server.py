@@ -159,13 +159,13 @@ def _read_frame(fd: int, timeout_s: float) -> tuple[int, bytes]:
     return status, _read_exact(fd, length, deadline)
 
 
-def _read_exact(fd: int, size: int, deadline: float) -> bytes:
+def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+    """``size`` bytes from ``fd``, by ``deadline`` (time.monotonic; None: no deadline)."""
     chunks: list[bytes] = []
     poller = select.poll()  # not select(): a busy worker's descriptors pass 1024
     poller.register(fd, select.POLLIN)
     while size:
-        left = deadline - time.monotonic()
-        wait_ms = None if left == float("inf") else int(left * 1000)
+        wait_ms = None if deadline is None else int((deadline - time.monotonic()) * 1000)
         if (wait_ms is not None and wait_ms <= 0) or not poller.poll(wait_ms):
             raise HelperError("no answer before the page deadline")
         chunk = os.read(fd, min(size, 1 << 20))
@@ -245,12 +245,11 @@ def _serve(tessdata: str, language: str, oem: str, psm: str) -> int:
         reply(_FAILED, str(err).encode())
         return 2
     reply(_OK, api.version.encode())
-    forever = float("inf")
     while True:
         try:
-            head = _read_exact(0, _REQUEST.size, forever)
+            head = _read_exact(0, _REQUEST.size, None)
             width, height, deadline_ms, scale = _REQUEST.unpack(head)
-            pixels = _read_exact(0, width * height, forever)
+            pixels = _read_exact(0, width * height, None)
         except HelperError:
             return 0  # the worker closed the pipe or exited
         try:

@@ -162,6 +162,10 @@ class Settings(BaseSettings):
     def temporal_db(self) -> Path:
         return self.home / "temporal.db"
 
+    def cpu_plan(self) -> cpus.CpuPlan | None:
+        """The engine's cores and the rest's (custody.cpus), from this process's CPUs."""
+        return cpus.plan(self.engine_cpus, self.ocr_concurrency, self.ocr_engine)
+
     def effective_torch_threads(self) -> int:
         if self.torch_threads:
             return self.torch_threads

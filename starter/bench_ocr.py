@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from activities.ocr_engine import OcrEngine, reading_order_text
-from activities.ocr_hybrid import TesseractEngine
-from activities.ocr_select import build_engine
+from activities.ocr_select import build_engine, give_cores
 from activities.output import PAGE_SEPARATOR
 from activities.pages import GrayPage, iter_pages
 from custody import cpus
@@ -157,10 +156,9 @@ def _engine_cores(engine: OcrEngine, settings: Settings) -> None:
     Only from here on: the per-document comparison above runs bare EasyOCR and
     Tesseract with every core, as a user would run them.
     """
-    plan = cpus.plan(settings.engine_cpus, settings.ocr_concurrency, settings.ocr_engine)
-    if plan is not None and isinstance(engine, TesseractEngine) and engine.name == "tesseract":
+    plan = settings.cpu_plan()
+    if plan is not None and give_cores(engine, plan):
         cpus.confine(plan)
-        engine.pin(plan.engine)
 
 
 def _engine_pass(engine: OcrEngine, docs: list[Path], settings: Settings) -> Callable[[], float]:

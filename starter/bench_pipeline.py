@@ -118,7 +118,7 @@ async def stream(
         engine_s = alone_figures["custody_seconds"]
         share = 1 - engine_s / piped["seconds"] if piped["seconds"] else None
         both = piped | alone_figures | {"overhead_share": _r(share)}
-        done.append(both | _steady_total(both))
+        done.append(both | _steady_total(both, lanes))
     return {
         "documents": len(docs),
         "pages": done[0]["pages"],
@@ -133,7 +133,7 @@ async def stream(
     }
 
 
-def _steady_total(both: Figures) -> Figures:
+def _steady_total(both: Figures, lanes: int) -> Figures:
     """The steady overhead: the span's idle and CPU-wait shares, plus the lane's extra.
 
     A page holds its lane for more than its helper's time: the worker hands the
@@ -147,7 +147,7 @@ def _steady_total(both: Figures) -> Figures:
     if both.get("custody_outside_helper_seconds") is None:
         return {}
     extra = max(0.0, both["outside_helper_seconds"] - both["custody_outside_helper_seconds"])
-    lane = extra / (both["lanes"] * span)
+    lane = extra / (lanes * span)
     total = both["steady_engine_idle_share"] + both["steady_cpu_wait_share"] + lane
     return {"steady_lane_share": _r(lane), "overhead_share_steady": _r(total)}
 
@@ -192,7 +192,6 @@ async def _stream_once(pipeline: Pipeline, docs: list[Path], lanes: int) -> Figu
         "engine_cpu_seconds": _r(clock[0]) if clock else None,
         "engine_cpu_wait_seconds": _r(clock[1]) if clock else None,
         "outside_helper_seconds": _r(engine_s - sum(clock)) if clock else None,
-        "lanes": lanes,
         "engine_idle_share": _r(idle),
         "engine_cpu_wait_share": _r(waited),
         "overhead_share_in_run": _r(idle + waited) if waited is not None else None,

@@ -28,7 +28,6 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
 
-from custody import cpus
 from custody.converter import data_converter
 from custody.errors import ConfigurationError
 from custody.keys import ensure_dev_keyring
@@ -102,8 +101,7 @@ class Stack:
         ]
 
     def _off_engine_cores(self) -> list[str]:
-        s = self.settings
-        plan = cpus.plan(s.engine_cpus, s.ocr_concurrency, s.ocr_engine)
+        plan = self.settings.cpu_plan()
         taskset = shutil.which("taskset")  # util-linux, on every Debian
         return [taskset, "-c", plan.rest_list] if plan and taskset else []
 

@@ -21,8 +21,7 @@ from temporalio.worker import Worker
 from activities.lanes import EngineLanes
 from activities.ocr import OcrActivities
 from activities.ocr_engine import OcrEngine
-from activities.ocr_hybrid import TesseractEngine
-from activities.ocr_select import configured_engine, describe
+from activities.ocr_select import configured_engine, describe, give_cores
 from activities.scratch import StagingArea
 from custody import cpus
 from custody.ocr_config import ConfigRegistry
@@ -69,7 +68,7 @@ async def main() -> None:
     warnings.filterwarnings("ignore", category=DeprecationWarning, module="torch")
     settings = Settings()
     # Before any thread starts, so they all inherit it: the engine's cores are its own.
-    cpu_plan = cpus.plan(settings.engine_cpus, settings.ocr_concurrency, settings.ocr_engine)
+    cpu_plan = settings.cpu_plan()
     cpus.confine(cpu_plan)
     configure_logging(settings)
     store = open_store(settings)
@@ -78,8 +77,7 @@ async def main() -> None:
     registry = ConfigRegistry(open_raw_store(settings))
     engine = configured_engine(settings, registry, f"ocr-worker@{socket.gethostname()}")
     config = describe(engine)
-    if cpu_plan is not None and engine.name == "tesseract" and isinstance(engine, TesseractEngine):
-        engine.pin(cpu_plan.engine)
+    if cpu_plan is not None and give_cores(engine, cpu_plan):
         log.info("engine_cpus", engine=list(cpu_plan.engine), rest=sorted(cpu_plan.rest))
     else:
         cpus.release(cpu_plan)  # a pinned configuration's EasyOCR runs in this process

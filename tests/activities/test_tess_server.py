@@ -20,8 +20,11 @@ from PIL import Image
 
 import activities.tess_server as ts
 from activities.ocr_hybrid import TesseractEngine, _run_tesseract, tesseract_info
+from activities.ocr_select import build_engine, give_cores
 from activities.pages import GrayPage, iter_pages
 from activities.tess_server import HelperError, TesseractHelper
+from custody.cpus import CpuPlan
+from custody.settings import Settings
 
 pytestmark = pytest.mark.slow
 
@@ -182,3 +185,12 @@ def test_helper_that_fails_to_start_leaves_no_descriptor_open() -> None:
             broken.start()
         kept.append(failed)
     assert len(os.listdir("/proc/self/fd")) == before and broken._proc is None
+
+
+def test_give_cores_pins_only_a_pure_tesseract_engine() -> None:
+    """The hybrid engine's EasyOCR runs in the worker: its cores are not given away."""
+    plan = CpuPlan(engine=(max(os.sched_getaffinity(0)),), rest=frozenset())
+    hybrid = build_engine(Settings(ocr_engine="hybrid", torch_threads=1), warm=False)
+    assert give_cores(hybrid, plan) is False
+    engine = TesseractEngine(torch_threads=1)
+    assert give_cores(engine, plan) is True and engine._cpus == plan.engine
