@@ -1,7 +1,7 @@
 """OCR: recognise every page, heartbeating per page, resuming after a retry.
 
 Runs on the OCR task queue, one document per pool slot; only the engine call
-holds one of the worker's engine lanes (``activities.lanes``), so a document
+holds one of the worker's engine lanes (``activities.engines.lanes``), so a document
 staged ahead is fetched and rasterised while another's page is recognised,
 and a page waiting for a lane heartbeats. Each finished page is
 written to the object store as scratch output of this attempt and reported in
@@ -12,11 +12,11 @@ own prefix, so an abandoned attempt still running cannot overwrite another's
 pages. Text, boxes and confidences stay in the store: only keys and numbers go
 back to the workflow.
 
-PDF pages with a text layer their author typeset (``activities.textlayer``)
+PDF pages with a text layer their author typeset (``activities.pages.textlayer``)
 are read from it instead when the policy prefers (``CUSTODY_LIMIT_TEXT_LAYER``),
 and the result lists them with each one's text hash; a PDF whose every page
 came from its text layer never reaches the engine. Last, the page images and
-the recognised words become a searchable PDF (``activities.searchable``) in
+the recognised words become a searchable PDF (``activities.pages.searchable``) in
 this attempt's scratch space, signed like the pages, for publish to keep
 beside the text; a wholly born-digital PDF is searchable already, so none is
 built and the result says the original serves.
@@ -42,15 +42,15 @@ import structlog
 from temporalio import activity
 
 from activities.audit import record
+from activities.engines.base import OcrEngine
+from activities.engines.lanes import EngineLanes
 from activities.faults import coded, fault_point
-from activities.lanes import EngineLanes
-from activities.ocr_engine import OcrEngine
 from activities.output import load_pages, mean_confidence, merge_pdfs
-from activities.pages import PDF, GrayPage, iter_pages
+from activities.pages.raster import PDF, GrayPage, iter_pages
+from activities.pages.searchable import searchable_pdf
+from activities.pages.textlayer import ENGINE as TEXT_LAYER_ENGINE
+from activities.pages.textlayer import layer_sha256, layers_or_images
 from activities.scratch import StagingArea
-from activities.searchable import searchable_pdf
-from activities.textlayer import ENGINE as TEXT_LAYER_ENGINE
-from activities.textlayer import layer_sha256, layers_or_images
 from custody import ids
 from custody.errors import Code, Quarantined
 from custody.models import OcrInput, OcrResult, PageText

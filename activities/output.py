@@ -19,7 +19,7 @@ import pypdfium2 as pdfium
 from temporalio import activity
 
 from activities.faults import coded
-from activities.pages import PDFIUM_LOCK
+from activities.pages.raster import PDFIUM_LOCK
 from custody.errors import Code, Quarantined
 from custody.models import CheckInput, CheckResult, PageText
 from custody.refs import RefKeys

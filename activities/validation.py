@@ -1,7 +1,7 @@
 """Validate: decide whether a document may spend OCR, before any is spent.
 
 The decoding of untrusted bytes happens in a child process with time and
-memory bounds (``activities.untrusted``), so a hostile file costs one attempt,
+memory bounds (``activities.inspect.untrusted``), so a hostile file costs one attempt,
 never a worker. A broken rule is a ``DocumentRejected`` with a stable code and is
 never retried; the policy version in force is returned for the record.
 """
@@ -14,8 +14,8 @@ from temporalio import activity
 
 from activities.audit import record, ref
 from activities.faults import coded
+from activities.inspect.untrusted import inspect_untrusted, prewarm
 from activities.scratch import StagingArea
-from activities.untrusted import inspect_untrusted, prewarm
 from custody import ids
 from custody.canonical import canonical_json
 from custody.errors import Code

@@ -1,6 +1,6 @@
 """The intake policy's values, in a module light enough for the inspection child.
 
-``activities.inspection`` runs in a fresh process per document; importing
+``activities.inspect.inspection`` runs in a fresh process per document; importing
 ``pydantic_settings`` there (through ``custody.settings``) cost about 0.1 s of
 CPU per document, more than the inspection itself. So the fields live here
 on a plain model, and ``custody.settings.Limits`` adds only where they are

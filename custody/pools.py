@@ -8,9 +8,9 @@ and applies it to the running worker. A pool with no stored limit runs at its
 configured default (``CUSTODY_OCR_CONCURRENCY`` engine lanes plus
 ``CUSTODY_OCR_PREFETCH`` documents staged ahead; ``CUSTODY_IO_CONCURRENCY``).
 An OCR limit below the lanes leaves lanes idle; above, documents wait for a
-lane with their staging done (``activities.lanes``).
+lane with their staging done (``activities.engines.lanes``).
 The limit applies per worker process, not per deployment. The CLI is
-:mod:`starter.pools_cli`; this module stays light so workers can import it.
+:mod:`starter.cli.pools`; this module stays light so workers can import it.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     sweep_interval_s: float = Field(default=60.0, gt=0)
 
     # OCR
-    # Engine lanes: pages recognised at once per OCR worker (activities.lanes).
+    # Engine lanes: pages recognised at once per OCR worker (activities.engines.lanes).
     ocr_concurrency: int = Field(default=1, ge=1)
     # Documents an OCR worker holds beyond its lanes, so their staging and page
     # writes overlap the engine; the OCR pool's default limit is lanes + prefetch.
@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     # How long one store call inside OCR waits out an outage before the attempt fails.
     ocr_store_wait_s: float = Field(default=60.0, ge=0)
     torch_threads: int = Field(default=0, ge=0)  # 0: cores / concurrency
-    # activities.ocr_select: tesseract (measured fastest, as accurate), hybrid (EasyOCR
+    # activities.engines.selection: tesseract (measured fastest, as accurate), hybrid (EasyOCR
     # re-reads the words Tesseract is unsure of), or easyocr (CRAFT + EasyOCR, pre-#6).
     ocr_engine: Literal["tesseract", "hybrid", "easyocr"] = "tesseract"
     # CPUs of the engine's own (custody.cpus): auto, off, or a list like "2,3".
@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     # I/O pool
     io_concurrency: int = Field(default=8, ge=1)
 
-    # Admission control (starter.admission): bounds on work accepted but not yet OCR'd.
+    # Admission control (starter.edge.admission): bounds on work accepted but not yet OCR'd.
     admission_max_waiting: int = Field(default=500, ge=1)
     admission_max_bytes: int = Field(default=2 * 1024**3, ge=1)
     admission_reserved: int = Field(default=10, ge=0)  # extra slots for priority documents
@@ -116,7 +116,7 @@ class Settings(BaseSettings):
     # Drain window after upgrading to signed references (custody.refs): until this
     # time, unsigned references of workflows started before the upgrade are accepted.
     refs_unsigned_until: datetime | None = None
-    # The Web UI's codec server (starter.codec_server): bearer token and port.
+    # The Web UI's codec server (starter.local.codec_server): bearer token and port.
     codec_token: SecretStr | None = None  # default: the keyring's token
     codec_port: int | None = Field(default=None, ge=1, le=65535)  # default: UI port + 1
 

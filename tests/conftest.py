@@ -17,7 +17,7 @@ import pytest
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
-from starter.stack import ephemeral_server
+from starter.local.stack import ephemeral_server
 
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
@@ -61,7 +61,7 @@ def tenant() -> str:
 @pytest.fixture(scope="session")
 def ocr_engine() -> Iterator[object]:
     """The engine the OCR worker builds by default, loaded once for the whole session."""
-    from activities.ocr_select import build_engine
+    from activities.engines.selection import build_engine
     from custody.settings import Settings
 
     # Loaded before any activity's heartbeat clock starts.

@@ -20,13 +20,13 @@ from uuid import uuid4
 import numpy as np
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
 from custody.models import PageText
 from custody.settings import Settings
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
-from starter.api import CustodyClient
+from starter.client.submit import CustodyClient
 from workers.io import build_io_worker
 from workers.ocr import build_ocr_worker
 
@@ -128,7 +128,7 @@ async def custody_cli(settings: Settings, *args: str, tenant: str | None = None)
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "starter.cli",
+        "starter.cli.main",
         *args,
         "--json",
         *(["--tenant", tenant] if tenant else []),

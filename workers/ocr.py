@@ -4,7 +4,7 @@
 recognises one page with ``cores / lanes`` threads, so two lanes on two cores
 never oversubscribe; the pool takes ``CUSTODY_OCR_PREFETCH`` documents more
 than it has lanes, so staging and page writes overlap the engine
-(``activities.lanes``). The model is loaded once per process, before polling
+(``activities.engines.lanes``). The model is loaded once per process, before polling
 starts, so the first document does not pay for it.
 """
 
@@ -18,10 +18,10 @@ import structlog
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.lanes import EngineLanes
+from activities.engines.base import OcrEngine
+from activities.engines.lanes import EngineLanes
+from activities.engines.selection import configured_engine, describe, give_cores
 from activities.ocr import OcrActivities
-from activities.ocr_engine import OcrEngine
-from activities.ocr_select import configured_engine, describe, give_cores
 from activities.scratch import StagingArea
 from custody import cpus
 from custody.ocr_config import ConfigRegistry

@@ -22,7 +22,7 @@ from custody import ids
 from custody.models import DocState, DocumentResult
 from custody.settings import Settings
 from custody.stores import ObjectStore
-from starter.stack import temporal_binary
+from starter.local.stack import temporal_binary
 
 TERMINAL = {DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED}
 MIN_LINE = 12  # shorter lines ("Date:") are too common to mean a leak

@@ -2,7 +2,7 @@
 
 The Temporal dev server (SQLite) and both workers run as separate processes
 in a temporary ``CUSTODY_HOME`` on free loopback ports. Their argv comes from
-``starter.stack.Stack`` and their PID files live where ``Stack`` looks for
+``starter.local.stack.Stack`` and their PID files live where ``Stack`` looks for
 them, so ``Stack.down`` is the last word on cleanup. Unlike ``custody up``,
 each process gets its own environment, so one worker can run with a fault
 point switched on while the other runs clean.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from custody.settings import Settings
 from starter.chaos.outside import S3Endpoint, SmallDisk, free_port
-from starter.stack import Service, Stack
+from starter.local.stack import Service, Stack
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 240.0

@@ -21,9 +21,9 @@ from pydantic import SecretStr
 from custody.models import DocState
 from custody.stores import open_store
 from custody.stores.s3 import S3Store
-from starter.api import CustodyClient
 from starter.chaos.outside import BUCKET
 from starter.chaos.trial import Context, Doc, Trial, run_trial, variants
+from starter.client.submit import CustodyClient
 
 Scenario = Callable[[Context, Trial], Awaitable[Trial]]
 

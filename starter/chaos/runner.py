@@ -10,11 +10,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from starter.api import CustodyClient
 from starter.chaos import checks
 from starter.chaos.harness import REPO, ChaosStack
 from starter.chaos.scenarios import SCENARIOS
 from starter.chaos.trial import Context, Trial
+from starter.client.submit import CustodyClient
 
 CORPUS = REPO.parent / "shared" / "corpus"
 

@@ -16,9 +16,9 @@ from temporalio.service import RPCError
 
 from custody import ids
 from custody.models import DocState, DocumentResult
-from starter.api import CustodyClient, submit, wait
 from starter.chaos import checks
 from starter.chaos.harness import ChaosStack
+from starter.client.submit import CustodyClient, submit, wait
 
 #: A trial's documents must be terminal within this, faults included.
 TRIAL_TIMEOUT_S = 420.0

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-import activities.untrusted as untrusted
-from activities.untrusted import inspect_untrusted
+import activities.inspect.untrusted as untrusted
+from activities.inspect.untrusted import inspect_untrusted
 from custody.errors import Code, DocumentRejected
 from custody.settings import Limits
 

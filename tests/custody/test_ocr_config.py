@@ -47,7 +47,7 @@ def test_registry_records_a_change_once_and_rolls_back_to_the_previous(tmp_path:
 def _cli(home: Path, *args: str) -> tuple[int, object]:
     env = {**os.environ, "CUSTODY_HOME": str(home)}
     proc = subprocess.run(
-        [sys.executable, "-m", "starter.cli", "ocr", "config", *args, "--json"],
+        [sys.executable, "-m", "starter.cli.main", "ocr", "config", *args, "--json"],
         env=env,
         capture_output=True,
         text=True,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from custody import ids
 from custody.ledger import Ledger, event_key
 from custody.models import SignedRecord
@@ -26,8 +26,8 @@ from custody.settings import Settings
 from custody.signing import public_keys, rotate
 from custody.stores.local import LocalStore
 from custody.verification import verify_document, verify_ledger
-from starter.api import submit, wait
-from starter.evidence import export_bundle
+from starter.client.submit import submit, wait
+from starter.evidence.bundle import export_bundle
 from tests.helpers import make_settings, running_pipeline
 
 
@@ -163,7 +163,7 @@ def test_evidence_ledger_tampering_fails_custody_audit_verify(
     _flip(store.root / event_key(published.tenant, 1), offset=30)
     env = {**os.environ, "CUSTODY_HOME": str(tmp_path), "CUSTODY_STORE_DIR": str(store.root)}
     proc = subprocess.run(
-        [sys.executable, "-m", "starter.cli", "audit", "verify", "--json"],
+        [sys.executable, "-m", "starter.cli.main", "audit", "verify", "--json"],
         env=env,
         capture_output=True,
         text=True,

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from custody import ids
 from custody.ledger import Ledger
 from custody.models import DocState
 from custody.signing import public_keys
 from custody.verification import verify_document, verify_ledger
-from starter.api import submit, wait
+from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline, spawn_worker
 
 pytestmark = pytest.mark.slow

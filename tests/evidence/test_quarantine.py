@@ -6,10 +6,10 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from custody.ledger import Ledger
 from custody.models import DocState
-from starter.api import submit, wait
+from starter.client.submit import submit, wait
 from tests.helpers import FailingEngine, make_settings, running_pipeline
 from tests.starter.test_cli import custody_cli
 

@@ -13,7 +13,7 @@ from temporalio.api.common.v1 import Payloads
 from custody import keys
 from custody.converter import data_converter
 from custody.keys import Keyring
-from starter.codec_server import COOKIE, create_app
+from starter.local.codec_server import COOKIE, create_app
 
 UI = "http://localhost:8233"
 TOKEN = "test-token-0123456789"

@@ -17,7 +17,7 @@ from custody.stores.sealed import SealedStore
 def _keys(home: Path, *args: str) -> tuple[int, Any, str]:
     env = {**os.environ, "CUSTODY_HOME": str(home)}
     proc = subprocess.run(
-        [sys.executable, "-m", "starter.cli", "keys", *args, "--json"],
+        [sys.executable, "-m", "starter.cli.main", "keys", *args, "--json"],
         env=env,
         capture_output=True,
         text=True,

@@ -50,9 +50,9 @@ from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
-from starter.api import CustodyClient, submit, wait
-from starter.codec_server import create_app
-from starter.stack import temporal_binary
+from starter.client.submit import CustodyClient, submit, wait
+from starter.local.codec_server import create_app
+from starter.local.stack import temporal_binary
 from tests.helpers import make_settings, spawn_worker
 from workflows.document import DocumentWorkflow
 

@@ -21,15 +21,16 @@ import httpx
 import pytest
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from custody import ids, keys
 from custody.models import DocState, DocumentResult
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
-from starter import queries, tenants
-from starter.api import CustodyClient, NotFound, submit, wait
-from starter.edge import create_app
+from starter.client import read as queries
+from starter.client.submit import CustodyClient, NotFound, submit, wait
+from starter.edge import tenants
+from starter.edge.app import create_app
 from tests.helpers import custody_cli, make_settings, running_pipeline
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from custody.settings import Settings
 from tests.helpers import custody_cli, make_settings, running_pipeline
 

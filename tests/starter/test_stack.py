@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from custody import cpus
-from starter.bench_sched import helper_pids
+from starter.bench.sched import helper_pids
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ def _free_port() -> int:
 
 def _cli(env: dict[str, str], *args: str, timeout: float = 400) -> tuple[int, dict]:  # type: ignore[type-arg]
     proc = subprocess.run(
-        [sys.executable, "-m", "starter.cli", *args, "--json"],
+        [sys.executable, "-m", "starter.cli.main", *args, "--json"],
         env=env,
         capture_output=True,
         text=True,

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from activities.ocr_engine import OcrEngine
-from starter.api import submit, wait
+from activities.engines.base import OcrEngine
+from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline
 from workers.common import connect
 

@@ -16,7 +16,7 @@ from temporalio.worker import Worker
 
 from custody.pools import MAX_LIMIT, read_limits, set_limit
 from custody.stores.local import LocalStore
-from starter.pools_cli import register  # noqa: F401  (the CLI module imports cleanly)
+from starter.cli.pools import register  # noqa: F401  (the CLI module imports cleanly)
 from tests.helpers import make_settings
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 

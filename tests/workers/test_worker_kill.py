@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState, SignedRecord
-from starter.api import submit, wait
+from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline, spawn_worker
 
 pytestmark = pytest.mark.slow

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState, OutcomeRecord
-from starter.api import submit, wait
+from starter.client.submit import submit, wait
 from tests.activities.test_validation import EXPECTED
 from tests.helpers import CountingEngine, make_settings, running_pipeline
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState
 from custody.queues import SA_REASON, SA_STATE
 from custody.textmetrics import cer, word_f1
-from starter.api import submit, wait
-from starter.queries import result
+from starter.client.read import result
+from starter.client.submit import submit, wait
 from tests.helpers import CountingEngine, FailingEngine, make_settings, running_pipeline
 
 # tess_phototest.tif: Tesseract's 640x480 bilevel test page, fast to OCR.

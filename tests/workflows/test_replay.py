@@ -21,13 +21,13 @@ from pathlib import Path
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from custody import keys
 from custody.converter import data_converter
 from custody.models import DocState
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
-from starter.api import submit, wait
+from starter.client.submit import submit, wait
 from tests.helpers import FailingEngine, make_settings, running_pipeline
 from workflows.document import DocumentWorkflow
 

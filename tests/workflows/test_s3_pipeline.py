@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.ocr_engine import OcrEngine
+from activities.engines.base import OcrEngine
 from custody import ids
 from custody.models import DocState
 from custody.signing import public_keys
 from custody.stores.s3 import S3Store
 from custody.verification import verify_document
-from starter.api import submit, wait
+from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline
 
 

@@ -19,12 +19,12 @@ from PIL import Image
 from temporalio.client import Client
 from temporalio.testing import ActivityEnvironment
 
+from activities.engines.base import OcrEngine
 from activities.ocr import OcrActivities
-from activities.ocr_engine import OcrEngine
-from activities.pages import PDF
+from activities.pages.raster import PDF
+from activities.pages.searchable import searchable_pdf
+from activities.pages.textlayer import ENGINE as TEXT_LAYER_ENGINE
 from activities.scratch import StagingArea
-from activities.searchable import searchable_pdf
-from activities.textlayer import ENGINE as TEXT_LAYER_ENGINE
 from custody import ids
 from custody.ledger import Ledger
 from custody.models import DocState, OcrInput, OcrResult, PageText, Word
@@ -32,9 +32,9 @@ from custody.settings import Limits
 from custody.signing import public_keys
 from custody.stores.local import LocalStore
 from custody.verification import verify_document
-from starter.api import submit, wait
-from starter.queries import result
-from tests.activities.test_textlayer import _born_digital
+from starter.client.read import result
+from starter.client.submit import submit, wait
+from tests.activities.pages.test_textlayer import _born_digital
 from tests.helpers import CountingEngine, make_settings, running_pipeline
 
 LINES = ["Discharge summary for ward 7", "Follow up in 2 weeks"]

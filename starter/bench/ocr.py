@@ -1,0 +1,244 @@
+"""OCR speed and accuracy: bare EasyOCR, Tesseract, Custody's OCR stage and the pipeline.
+
+Every engine sees the same 8-bit page images (``activities.pages.raster``, PDFs at the
+policy's dpi), engines interleaved document by document so that a noisy
+neighbour on the CPU hits all of them alike. Rasterising is outside the timed
+region except for ``pipeline``: submit -> published on a real stack, as
+deployed (``starter.bench.pipeline``), one document alone and then a stream.
+Totals sum pages and seconds; CER and word F1 are unweighted means over
+documents (``starter.bench.report``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+import warnings
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from activities.engines.base import OcrEngine, reading_order_text
+from activities.engines.selection import build_engine, give_cores
+from activities.output import PAGE_SEPARATOR
+from activities.pages.raster import GrayPage, iter_pages
+from custody import cpus
+from custody.models import Word
+from custody.settings import Settings
+from starter.bench import pipeline as bench_pipeline
+from starter.bench.pipeline import Pipeline
+from starter.bench.report import Figures, figures, plot, ratios_of, table, totals_of
+from starter.client.submit import CustodyClient
+
+ENGINES = ("easyocr_default", "tesseract", "custody", "pipeline")
+_MEDIA_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
+    ".pdf": "application/pdf",
+}
+Recogniser = Callable[[GrayPage, int], str]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
+    parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
+    parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
+    parser.add_argument(
+        "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
+    )
+
+
+def default_corpus() -> Path:
+    root = os.environ.get("CUSTODY_CORPUS")
+    if root:
+        return Path(root) / "ocr_gt"
+    return Path(__file__).resolve().parents[3] / "shared" / "corpus" / "ocr_gt"
+
+
+def documents(corpus: Path, limit: int | None) -> list[Path]:
+    """Scans of a known type with a same-stem ground truth, sorted by name."""
+    found = sorted(
+        p
+        for p in corpus.iterdir()
+        if p.suffix.lower() in _MEDIA_TYPES and p.with_suffix(".txt").is_file()
+    )
+    return found[:limit] if limit is not None else found
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    corpus = args.corpus or default_corpus()
+    docs = documents(corpus, args.limit) if corpus.is_dir() else []
+    if not docs:
+        print(f"no scans with ground truth under {corpus}", file=sys.stderr)
+        return 2
+    # torch's notices about CPU-only pinning and quantisation: noise here.
+    warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    results = asyncio.run(_bench(docs, list(args.engines), settings, args.stream_rounds))
+    results["corpus"] = str(corpus)
+    if args.json:
+        import json
+
+        print(json.dumps(results, indent=2))
+    else:
+        print(table(results))
+    if args.plot:
+        plot(results, args.plot)
+    return 0
+
+
+async def _bench(docs: list[Path], engines: list[str], settings: Settings, rounds: int) -> Figures:
+    started = time.perf_counter()
+    # Built as workers/ocr.py builds it; models load and hash before any timing.
+    custody = build_engine(settings)
+    recognisers = _recognisers(engines, custody)
+    load_s = time.perf_counter() - started
+    rows: list[Figures] = []
+    stream: Figures | None = None
+    async with _stack(settings, "pipeline" in engines) as pipeline:
+        client = pipeline.client if pipeline else None
+        for n, path in enumerate(docs, 1):
+            print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
+            rows.append(await _document(path, recognisers, client, settings.limits.ocr_dpi))
+        if pipeline is not None and rounds > 0:
+            print(f"bench ocr: stream, {rounds} round(s)", file=sys.stderr, flush=True)
+            _engine_cores(custody, settings)
+            engine_pass = _engine_pass(custody, docs, settings)
+            stream = await bench_pipeline.stream(
+                pipeline, docs, engine_pass, rounds, settings.ocr_concurrency
+            )
+    totals = {e: totals_of([r["engines"][e] for r in rows]) for e in engines}
+    if "pipeline" in totals:
+        outside = [r["engines"]["pipeline"].get("outside_ocr_seconds") for r in rows]
+        known = sorted(x for x in outside if x is not None)
+        totals["pipeline"]["outside_ocr_seconds_median"] = known[len(known) // 2] if known else None
+    ratios = ratios_of(totals)
+    if stream is not None:
+        ratios["pipeline_stream_overhead_share"] = stream["overhead_share_median"]
+        ratios["pipeline_stream_engine_idle_share"] = stream["engine_idle_share_median"]
+        ratios["pipeline_stream_cpu_wait_share"] = stream["engine_cpu_wait_share_median"]
+        ratios["pipeline_stream_overhead_share_in_run"] = stream["overhead_share_in_run_median"]
+        ratios["pipeline_stream_overhead_share_steady"] = stream["overhead_share_steady_median"]
+    return {
+        "engines": totals,
+        "documents": rows,
+        "pipeline_stream": stream,
+        "ratios": ratios,
+        "custody_engine": {"name": custody.name, "version": custody.version},
+        "custody_params": custody.params(),
+        "custody_model_hashes": custody.model_hashes(),
+        "model_load_seconds": round(load_s, 2),
+        "cpus": os.cpu_count(),
+    }
+
+
+@asynccontextmanager
+async def _stack(settings: Settings, wanted: bool) -> AsyncIterator[Pipeline | None]:
+    if not wanted:
+        yield None
+        return
+    async with bench_pipeline.pipeline_stack(settings) as pipeline:
+        yield pipeline
+
+
+def _engine_cores(engine: OcrEngine, settings: Settings) -> None:
+    """For the stream, the engine alone gets the cores the OCR worker's engine gets.
+
+    Only from here on: the per-document comparison above runs bare EasyOCR and
+    Tesseract with every core, as a user would run them.
+    """
+    plan = settings.cpu_plan()
+    if plan is not None and give_cores(engine, plan):
+        cpus.confine(plan)
+
+
+def _engine_pass(engine: OcrEngine, docs: list[Path], settings: Settings) -> Callable[[], float]:
+    """Seconds for Custody's engine to read every page, as many at once as the worker's lanes."""
+    pages = [image for p in docs for _, image in _pages(p, settings.limits.ocr_dpi)]
+
+    def run() -> float:
+        started = time.perf_counter()
+        with ThreadPoolExecutor(settings.ocr_concurrency) as pool:
+            list(pool.map(engine.recognise, pages, range(len(pages))))
+        return time.perf_counter() - started
+
+    return run
+
+
+async def _document(
+    path: Path, recognisers: dict[str, Recogniser], client: CustodyClient | None, dpi: int
+) -> Figures:
+    truth = path.with_suffix(".txt").read_text(encoding="utf-8")
+    pages = [image for _, image in _pages(path, dpi)]
+    by_engine: dict[str, Figures] = {}
+    for name, recognise in recognisers.items():
+        seconds, text = await asyncio.to_thread(_timed, recognise, pages)
+        by_engine[name] = figures(len(pages), seconds, text, truth)
+    if client is not None:
+        seconds, text, extra = await bench_pipeline.alone(client, path)
+        by_engine["pipeline"] = figures(len(pages), seconds, text, truth) | extra
+    return {"document": path.name, "pages": len(pages), "engines": by_engine}
+
+
+def _pages(path: Path, dpi: int) -> Iterator[tuple[int, GrayPage]]:
+    return iter_pages(path, _MEDIA_TYPES[path.suffix.lower()], dpi)
+
+
+def _timed(recognise: Recogniser, pages: list[GrayPage]) -> tuple[float, str]:
+    started = time.perf_counter()
+    texts = [recognise(image, index) for index, image in enumerate(pages)]
+    return time.perf_counter() - started, PAGE_SEPARATOR.join(texts)
+
+
+def _recognisers(engines: list[str], custody: OcrEngine) -> dict[str, Recogniser]:
+    found: dict[str, Recogniser] = {}
+    if "easyocr_default" in engines:
+        found["easyocr_default"] = _bare_easyocr()
+    if "tesseract" in engines:
+        found["tesseract"] = _tesseract
+    if "custody" in engines:
+        found["custody"] = lambda image, index: custody.recognise(image, index).text
+    return found
+
+
+def _bare_easyocr() -> Recogniser:
+    """What ``easyocr.Reader(['en']).readtext(image)`` gives, offline, default arguments."""
+    import easyocr
+    import easyocr_en_models
+
+    models = str(easyocr_en_models.model_dir())
+    reader = easyocr.Reader(
+        ["en"],
+        gpu=False,
+        download_enabled=False,
+        model_storage_directory=models,
+        user_network_directory=models,  # else it creates ~/.EasyOCR
+        verbose=False,
+    )
+
+    def recognise(image: GrayPage, index: int) -> str:
+        # ``image`` is 8-bit already: bare EasyOCR crashes on 1-bit TIFF pages.
+        return reading_order_text([_word(box, text) for box, text, _ in reader.readtext(image)])
+
+    return recognise
+
+
+def _word(box: Any, text: str) -> Word:
+    points = [[max(round(float(x)), 0), max(round(float(y)), 0)] for x, y in box]
+    return Word(text=text.strip(), confidence=0.0, box=points)
+
+
+def _tesseract(image: GrayPage, index: int) -> str:
+    import pytesseract
+    from PIL import Image
+
+    return str(pytesseract.image_to_string(Image.fromarray(image)))

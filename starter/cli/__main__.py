@@ -1,0 +1,3 @@
+from starter.cli.main import main
+
+main()

@@ -1,0 +1,114 @@
+"""``custody admission pause|resume|status``: the operator's hand on intake.
+
+``custody admission manual`` lists the documents parked in the manual lane
+(:mod:`starter.edge.manual`); ``custody admission release SHA`` submits one.
+
+Pause stops new admissions on every edge that shares the object store (they
+answer 503 with Retry-After); running work drains as usual. Resume lifts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from dataclasses import asdict
+from typing import Any
+
+from custody.settings import Settings
+from custody.stores import open_store
+from starter.cli import documents as commands
+from starter.client.submit import CustodyClient, Submission, submit
+from starter.edge import manual
+from starter.edge.admission import Admission, set_paused
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("admission", help="pause, resume or inspect admission control")
+    verbs = p.add_subparsers(dest="admission_verb", required=True)
+    verbs.add_parser("pause", parents=[common], help="refuse new work (503)").set_defaults(
+        handler=_pause
+    )
+    verbs.add_parser("resume", parents=[common], help="admit new work again").set_defaults(
+        handler=_resume
+    )
+    verbs.add_parser("status", parents=[common], help="waiting work and bounds").set_defaults(
+        handler=_status
+    )
+    manual_help = "documents parked in the manual lane"
+    verbs.add_parser("manual", parents=[common], help=manual_help).set_defaults(handler=_manual)
+    rel = verbs.add_parser("release", parents=[common], help="submit a parked document")
+    rel.add_argument("sha256")
+    rel.add_argument("--drop", action="store_true", help="discard it instead")
+    rel.set_defaults(handler=_release)
+
+
+def _pause(args: argparse.Namespace, settings: Settings) -> int:
+    set_paused(open_store(settings), True)
+    commands.emit(args, {"paused": True}, "admission paused")
+    return 0
+
+
+def _resume(args: argparse.Namespace, settings: Settings) -> int:
+    set_paused(open_store(settings), False)
+    commands.emit(args, {"paused": False}, "admission resumed")
+    return 0
+
+
+def _manual(args: argparse.Namespace, settings: Settings) -> int:
+    notes = manual.parked(open_store(settings))
+    lines = [
+        f"{n['sha256'][:16]} tenant={n['tenant'] or '-'} {n['size_bytes']} bytes "
+        f"{n['reason']} since {n['parked_at']}"
+        for n in notes
+    ]
+    commands.emit(args, notes, "\n".join(lines) or "manual lane empty")
+    return 0
+
+
+def _release(args: argparse.Namespace, settings: Settings) -> int:
+    from starter.cli.main import with_client
+
+    async def go(args: argparse.Namespace, client: CustodyClient) -> int:
+        sub = await release(client, args.sha256, args.tenant, drop=args.drop)
+        data = sub.model_dump(mode="json") if sub else {"dropped": args.sha256}
+        commands.emit(args, data, f"{'dropped' if sub is None else sub.state.value}")
+        return 0
+
+    return with_client(go)(args, settings)
+
+
+async def release(
+    client: CustodyClient, sha256: str, tenant: str | None, *, drop: bool = False
+) -> Submission | None:
+    """Submit a parked document past admission (the operator's call), or drop it."""
+    store = client.store
+    sub = None
+    if not drop:
+        body, note = await asyncio.to_thread(manual.take, store, sha256, tenant)
+        sub = await submit(client, body, source_id=note["source_id"], tenant=tenant)
+    await asyncio.to_thread(manual.drop, store, sha256, tenant)
+    return sub
+
+
+def _status(args: argparse.Namespace, settings: Settings) -> int:
+    # Imported here: starter.cli.main imports this module while building its parser.
+    from starter.cli.main import with_client
+
+    async def go(args: argparse.Namespace, client: CustodyClient) -> int:
+        stats = await Admission(client).refresh(force=True)
+        data: dict[str, Any] = {
+            **asdict(stats),
+            "max_waiting": settings.admission_max_waiting,
+            "max_bytes": settings.admission_max_bytes,
+            "reserved": settings.admission_reserved,
+        }
+        text = (
+            f"{'paused' if stats.paused else 'admitting'}: {stats.documents}/"
+            f"{settings.admission_max_waiting} documents, {stats.bytes}/"
+            f"{settings.admission_max_bytes} bytes waiting; oldest {stats.oldest_age_s:.0f}s; "
+            f"drain {stats.drain_per_s:.2f}/s"
+        )
+        commands.emit(args, data, text)
+        return 0
+
+    return with_client(go)(args, settings)

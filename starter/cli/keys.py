@@ -1,0 +1,107 @@
+"""``custody keys init|rotate|list|shred``: manage the keyring (custody.keys).
+
+Nothing here prints key material: only key IDs, tenant scopes and states.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import socket
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from custody import keys
+from custody.errors import ConfigurationError
+from custody.settings import Settings
+from custody.stores import open_raw_store
+from starter.cli import documents as commands
+
+EXIT_USAGE = 2
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    group = sub.add_parser("keys", help="manage encryption keys (never printed)")
+    actions = group.add_subparsers(dest="keys_action", required=True)
+    init = actions.add_parser("init", parents=[common], help="create a new key set")
+    init.add_argument("--development", action="store_true", help="mark it as development keys")
+    init.set_defaults(handler=init_keys)
+    rot = actions.add_parser(
+        "rotate", parents=[common], help="add a payload key (--tenant T: a KEK version for T)"
+    )
+    rot.set_defaults(handler=rotate_keys)
+    ls = actions.add_parser("list", parents=[common], help="key IDs and tenant key states")
+    ls.set_defaults(handler=list_keys)
+    shred = actions.add_parser("shred", parents=[common], help="destroy a tenant's key for good")
+    shred.add_argument("scope", metavar="TENANT", help="tenant whose objects become unreadable")
+    shred.add_argument("--confirm", required=True, metavar="TENANT", help="the tenant, again")
+    shred.set_defaults(handler=shred_tenant)
+
+
+def init_keys(args: argparse.Namespace, settings: Settings) -> int:
+    if args.development and settings.env == "production":
+        raise ConfigurationError(detail="development keys are refused when CUSTODY_ENV=production")
+    ring = keys.init_keyring(keys.keys_dir(settings), development=args.development)
+    info: dict[str, Any] = {"directory": str(ring.directory), "payload_key": ring.current()[0]}
+    info["development"] = ring.development
+    commands.emit(args, info, f"keys created in {info['directory']} ({info['payload_key']})")
+    return 0
+
+
+def rotate_keys(args: argparse.Namespace, settings: Settings) -> int:
+    """A new payload key; with ``--tenant T``, a new key-encryption key version for T."""
+    directory = _directory(settings)
+    if args.tenant:
+        version = keys.rotate_kek(directory, args.tenant)
+        info = {"tenant": args.tenant, "kek_version": version}
+        text = f"tenant {args.tenant}: new KEK version {version}; older objects still open"
+        commands.emit(args, info, text)
+        return 0
+    kid = keys.rotate(directory)
+    commands.emit(args, {"payload_key": kid}, f"new payload key {kid}; older keys still decrypt")
+    return 0
+
+
+def list_keys(args: argparse.Namespace, settings: Settings) -> int:
+    ring = keys.require_keyring(settings)
+    newest = ring.current()[0]
+    info = {
+        "source": str(ring.directory) if ring.directory else "CUSTODY_KEYS_JSON",
+        "development": ring.development,
+        "payload_keys": [{"id": k, "newest": k == newest} for k in sorted(ring.payload)],
+        "tenants": ring.scopes(),
+    }
+    lines = [f"keys: {info['source']}" + (" (DEVELOPMENT)" if ring.development else "")]
+    lines += [f"payload {k}{' (newest)' if k == newest else ''}" for k in sorted(ring.payload)]
+    lines += [f"tenant {scope}: {state}" for scope, state in ring.scopes().items()]
+    commands.emit(args, info, "\n".join(lines))
+    return 0
+
+
+def shred_tenant(args: argparse.Namespace, settings: Settings) -> int:
+    """Destroy the tenant's KEK, then record who did it and when (plain, outside any KEK)."""
+    if args.confirm != args.scope:
+        commands.error(args, "USAGE", "--confirm must repeat the tenant exactly")
+        return EXIT_USAGE
+    keys.shred(_directory(settings), args.scope)
+    event = {
+        "event": "tenant_shredded",
+        "tenant": args.scope,
+        "at": datetime.now(UTC).isoformat(),
+        "by": f"{getpass.getuser()}@{socket.gethostname()}",
+    }
+    # A second shred of the same tenant keeps the first record.
+    open_raw_store(settings).create(f"shred/{args.scope}.json", json.dumps(event).encode())
+    commands.emit(args, event, f"tenant {args.scope} shredded; its objects are unreadable")
+    return 0
+
+
+def _directory(settings: Settings) -> Path:
+    ring = keys.require_keyring(settings)
+    if ring.directory is None:
+        raise ConfigurationError(
+            detail="keys come from CUSTODY_KEYS_JSON: change them in the secret store"
+        )
+    return ring.directory

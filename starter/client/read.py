@@ -1,0 +1,164 @@
+"""Read-side helpers for operators and scripts: status, result, listing.
+
+Temporal answers while it remembers a run; the object store answers after
+retention. Neither path returns another tenant's document: every lookup is by
+the tenant-scoped workflow ID or key.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from pydantic import BaseModel
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.common import SearchAttributeKey
+from temporalio.service import RPCError, RPCStatusCode
+
+from custody import ids
+from custody.models import (
+    DocState,
+    DocumentResult,
+    DocumentStatus,
+    PageText,
+    ResultRecord,
+    SignedRecord,
+)
+from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT
+from starter.client.submit import CustodyClient, NotFound, _from_store, _handle
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class StatusView(BaseModel):
+    sha256: str
+    tenant: str | None
+    workflow_id: str
+    state: DocState
+    code: str | None = None
+    attempts: dict[str, int] = {}
+    pages: int = 0
+    running: bool = False
+    started_at: datetime | None = None
+    closed_at: datetime | None = None
+    transitions: list[dict[str, str]] = []
+
+
+class ResultView(BaseModel):
+    record: ResultRecord
+    text: str
+    pages: list[PageText]
+
+
+class ListRow(BaseModel):
+    sha256: str
+    tenant: str | None
+    source_id: str | None
+    state: str
+    code: str | None
+    started_at: datetime | None
+    workflow_id: str
+
+
+async def status(client: CustodyClient, sha256: str, tenant: str | None = None) -> StatusView:
+    wid = ids.workflow_id(sha256, tenant)
+    handle = _handle(client, sha256, tenant)
+    try:
+        desc = await handle.describe()
+    except RPCError as err:
+        if err.status != RPCStatusCode.NOT_FOUND:
+            raise
+        return _view(_from_store(client.store, sha256, tenant), wid, None, None)
+    if desc.status == WorkflowExecutionStatus.RUNNING:
+        live: DocumentStatus = await handle.query("status", result_type=DocumentStatus)
+        return StatusView(
+            sha256=sha256,
+            tenant=tenant,
+            workflow_id=wid,
+            state=live.state,
+            code=live.code,
+            attempts=live.attempts,
+            pages=live.pages,
+            running=True,
+            started_at=desc.start_time,
+            transitions=[_t(t.state, t.at) for t in live.transitions],
+        )
+    if desc.status == WorkflowExecutionStatus.COMPLETED:
+        result = await handle.result()
+        return _view(result, wid, desc.start_time, desc.close_time)
+    # Failed, terminated or timed out: not a Custody outcome; say so plainly.
+    raise NotFound(f"{sha256} ended {desc.status.name if desc.status else 'unknown'}")
+
+
+def _t(state: DocState, at: datetime) -> dict[str, str]:
+    return {"state": state.value, "at": at.isoformat()}
+
+
+def _view(
+    result: DocumentResult, wid: str, started: datetime | None, closed: datetime | None
+) -> StatusView:
+    return StatusView(
+        sha256=result.sha256,
+        tenant=result.tenant,
+        workflow_id=wid,
+        state=result.state,
+        code=result.code,
+        attempts=result.attempts,
+        pages=result.pages,
+        started_at=started or (result.transitions[0].at if result.transitions else None),
+        closed_at=closed or (result.transitions[-1].at if result.transitions else None),
+        transitions=[_t(t.state, t.at) for t in result.transitions],
+    )
+
+
+def result(client: CustodyClient, sha256: str, tenant: str | None = None) -> ResultView:
+    """The published text and per-page results, from the object store."""
+    key = ids.record_key(sha256, tenant)
+    if not client.store.exists(key):
+        raise NotFound(sha256)
+    record = SignedRecord.model_validate_json(client.store.get(key)).record
+    text = client.store.get(record.text_key).decode("utf-8")
+    pages = [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
+    return ResultView(record=record, text=text, pages=pages)
+
+
+async def list_documents(
+    client: CustodyClient,
+    *,
+    state: str | None = None,
+    tenant: str | None = None,
+    limit: int = 100,
+    all_tenants: bool = False,
+) -> list[ListRow]:
+    """Documents Temporal knows, newest first, filtered by state.
+
+    One tenant's (``tenant=None``: documents submitted without one); every
+    tenant's only with ``all_tenants``, an operator's explicit choice.
+    """
+    clauses = ["WorkflowType = 'DocumentWorkflow'"]
+    if state:
+        clauses.append(f"{SA_STATE} = '{DocState(state).value}'")
+    if not all_tenants:
+        clauses.append(f"{SA_TENANT} = '{ids.check_tenant(tenant) or ''}'")
+    rows: list[ListRow] = []
+    async for wf in client.temporal.list_workflows(" AND ".join(clauses), limit=limit):
+        sha, wf_tenant = ids.parse_workflow_id(wf.id)
+        attrs = wf.typed_search_attributes
+        rows.append(
+            ListRow(
+                sha256=sha,
+                tenant=wf_tenant,
+                workflow_id=wf.id,
+                source_id=attrs.get(_kw(SA_SOURCE_ID)) or None,
+                state=attrs.get(_kw(SA_STATE)) or "unknown",
+                code=attrs.get(_kw(SA_REASON)) or None,
+                started_at=wf.start_time,
+            )
+        )
+    # SQLite visibility cannot ORDER BY; newest first is sorted here.
+    rows.sort(key=lambda r: r.started_at or _EPOCH, reverse=True)
+    return rows
+
+
+def _kw(name: str) -> SearchAttributeKey[str]:
+    return SearchAttributeKey.for_keyword(name)

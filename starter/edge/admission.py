@@ -1,0 +1,261 @@
+"""Admission control: the same rules for the HTTP edge and the Python ``submit``.
+
+"Waiting" means accepted and not yet through OCR: a running DocumentWorkflow on
+this deployment's I/O task queue whose ``CustodyState`` is accepted, staged or
+validated (validated includes the few documents on an OCR slot right now).
+It is measured from Temporal visibility, so every edge sees every other edge's
+work without a shared counter, and a crashed edge leaves nothing to reconcile.
+Visibility lags a little, so the admissions this process made since the last
+look are added by workflow ID (a union, never counted twice). Bytes come from
+the intake or source object of each waiting document, looked up once.
+
+Refused work raises :class:`custody.errors.AdmissionRejected` with a reason
+code (``paused``, ``source_rate``, ``waiting_documents``, ``waiting_bytes``)
+and a retry-after estimated from the measured drain rate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from custody import ids
+from custody.errors import AdmissionRejected
+from custody.queues import SA_STATE
+from custody.stores import ObjectStore
+from custody.stores.base import ObjectMissing
+
+if TYPE_CHECKING:
+    from starter.client.submit import CustodyClient
+
+from starter.edge import metrics
+
+STATE_KEY = "admission/state.json"
+PAUSED_RETRY_S = 60.0
+# With no drain measured yet there is nothing to estimate from; say a minute.
+UNKNOWN_DRAIN_RETRY_S = 60.0
+MAX_RETRY_S = 600.0
+_DRAIN_WINDOW_S = 120.0
+_MAX_BUCKETS = 10_000
+
+
+@dataclass
+class Stats:
+    documents: int = 0
+    bytes: int = 0
+    oldest_age_s: float = 0.0
+    drain_per_s: float = 0.0
+    paused: bool = False
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    at: float
+
+
+@dataclass
+class _Snapshot:
+    #: workflow id -> (bytes, start time)
+    waiting: dict[str, tuple[int, datetime]] = field(default_factory=dict)
+    taken: float = 0.0
+    paused: bool = False
+
+
+def set_paused(store: ObjectStore, paused: bool) -> None:
+    """Pause or resume admission for every edge sharing this store."""
+    body = {"paused": paused, "changed_at": datetime.now(UTC).isoformat()}
+    store.put(STATE_KEY, json.dumps(body).encode())
+
+
+def is_paused(store: ObjectStore) -> bool:
+    return store.exists(STATE_KEY) and bool(json.loads(store.get(STATE_KEY))["paused"])
+
+
+class Admission:
+    """One per process; cheap checks in memory, a visibility query per refresh."""
+
+    def __init__(self, client: CustodyClient) -> None:
+        self._client = client
+        self._s = client.settings
+        self._snap = _Snapshot(taken=-1e9)
+        self._reserved: dict[str, tuple[int, datetime, float]] = {}
+        self._sizes: dict[str, int] = {}
+        self._buckets: dict[str, _Bucket] = {}
+        self._drained: deque[tuple[float, int]] = deque()
+        self._lock = asyncio.Lock()
+
+    async def admit(self, wid: str, size: int, source: str, *, priority: bool = False) -> None:
+        """Reserve a place for one document or raise :class:`AdmissionRejected`."""
+        await self.refresh()
+        # No await between the decision and the reservation: concurrent
+        # requests in this process cannot both take the last place.
+        try:
+            self._decide(size, source, priority)
+        except AdmissionRejected as err:
+            metrics.ADMISSION_REJECTIONS.labels(err.reason).inc()
+            raise
+        self._reserved[wid] = (size, datetime.now(UTC), time.monotonic())
+
+    async def precheck(self, size: int, source: str, *, priority: bool = False) -> None:
+        """Refuse early, before a body is read, if :meth:`admit` would refuse now."""
+        await self.refresh()
+        try:
+            self._decide(size, source, priority, consume=False)
+        except AdmissionRejected as err:
+            metrics.ADMISSION_REJECTIONS.labels(err.reason).inc()
+            raise
+
+    def release(self, wid: str) -> None:
+        """Give a reservation back (the upload or the start failed)."""
+        self._reserved.pop(wid, None)
+
+    def stats(self) -> Stats:
+        waiting = self._waiting()
+        oldest = min((at for _, at in waiting.values()), default=None)
+        age = (datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0
+        return Stats(
+            documents=len(waiting),
+            bytes=sum(size for size, _ in waiting.values()),
+            oldest_age_s=max(0.0, age),
+            drain_per_s=self._drain_rate(),
+            paused=self._snap.paused,
+        )
+
+    async def refresh(self, *, force: bool = False) -> Stats:
+        async with self._lock:
+            if force or time.monotonic() - self._snap.taken >= self._s.admission_refresh_s:
+                await self._take_snapshot()
+        stats = self.stats()
+        _publish(stats)
+        return stats
+
+    def _decide(self, size: int, source: str, priority: bool, consume: bool = True) -> None:
+        if self._snap.paused:
+            raise AdmissionRejected("paused", PAUSED_RETRY_S)
+        bucket = None if priority else self._bucket(source)
+        if bucket is not None and bucket.tokens < 1:
+            wait = (1 - bucket.tokens) / self._s.admission_source_rate
+            raise AdmissionRejected("source_rate", max(1.0, wait))
+        stats = self.stats()
+        max_docs, max_bytes = self._bounds(priority)
+        if stats.documents + 1 > max_docs:
+            raise AdmissionRejected(
+                "waiting_documents", self._retry(stats.documents + 1 - max_docs)
+            )
+        if stats.bytes + size > max_bytes:
+            share = (stats.bytes + size - max_bytes) / max(1, stats.bytes / max(1, stats.documents))
+            raise AdmissionRejected("waiting_bytes", self._retry(share))
+        if bucket is not None and consume:
+            bucket.tokens -= 1
+
+    def _bounds(self, priority: bool) -> tuple[int, int]:
+        docs, max_bytes = self._s.admission_max_waiting, self._s.admission_max_bytes
+        if not priority:
+            return docs, max_bytes
+        # The reserved lane: a few places beyond the normal bound, bytes in proportion.
+        extra = self._s.admission_reserved
+        return docs + extra, max_bytes * (docs + extra) // docs
+
+    def _bucket(self, source: str) -> _Bucket:
+        now, rate = time.monotonic(), self._s.admission_source_rate
+        burst = float(self._s.admission_source_burst)
+        bucket = self._buckets.get(source)
+        if bucket is None:
+            if len(self._buckets) >= _MAX_BUCKETS:
+                self._forget_full_buckets(now)
+            bucket = self._buckets[source] = _Bucket(tokens=burst, at=now)
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.at) * rate)
+        bucket.at = now
+        return bucket
+
+    def _forget_full_buckets(self, now: float) -> None:
+        # A bucket that has refilled is indistinguishable from a new one.
+        rate, burst = self._s.admission_source_rate, self._s.admission_source_burst
+        for name, b in list(self._buckets.items()):
+            if b.tokens + (now - b.at) * rate >= burst:
+                del self._buckets[name]
+
+    def _retry(self, excess_docs: float) -> float:
+        rate = self._drain_rate()
+        if rate <= 0:
+            return UNKNOWN_DRAIN_RETRY_S
+        return min(MAX_RETRY_S, max(1.0, excess_docs / rate))
+
+    def _drain_rate(self) -> float:
+        now = time.monotonic()
+        while self._drained and now - self._drained[0][0] > _DRAIN_WINDOW_S:
+            self._drained.popleft()
+        if not self._drained:
+            return 0.0
+        span = max(1.0, now - self._drained[0][0])
+        return sum(n for _, n in self._drained) / span
+
+    def _waiting(self) -> dict[str, tuple[int, datetime]]:
+        merged = dict(self._snap.waiting)
+        for wid, (size, at, _) in self._reserved.items():
+            merged.setdefault(wid, (size, at))
+        return merged
+
+    async def _take_snapshot(self) -> None:
+        rows = await self._list_waiting()
+        store = self._client.store
+        sizes = await asyncio.to_thread(self._sizes_of, store, [w for w, _ in rows])
+        paused = await asyncio.to_thread(is_paused, store)
+        now = time.monotonic()
+        current = {wid: (sizes[wid], at) for wid, at in rows}
+        gone = [w for w in self._snap.waiting if w not in current]
+        if gone and self._snap.taken > 0:
+            self._drained.append((now, len(gone)))
+        for wid in gone:
+            self._sizes.pop(wid, None)
+        # A reservation is dropped once visibility shows it, or after a grace period.
+        grace = max(5.0, 3 * self._s.admission_refresh_s)
+        for wid, (_, _, made) in list(self._reserved.items()):
+            if wid in current or now - made > grace:
+                del self._reserved[wid]
+        self._snap = _Snapshot(waiting=current, taken=now, paused=paused)
+
+    async def _list_waiting(self) -> list[tuple[str, datetime]]:
+        query = (
+            f"WorkflowType = 'DocumentWorkflow' AND ExecutionStatus = 'Running' "
+            f"AND TaskQueue = '{self._s.io_task_queue}' "
+            f"AND {SA_STATE} IN ('accepted', 'staged', 'validated')"
+        )
+        # Past max_waiting + reserved the answer is "full" whatever the rest is.
+        limit = self._s.admission_max_waiting + self._s.admission_reserved + 1
+        rows = []
+        async for wf in self._client.temporal.list_workflows(query, limit=limit):
+            rows.append((wf.id, wf.start_time))
+        return rows
+
+    def _sizes_of(self, store: ObjectStore, wids: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for wid in wids:
+            if wid not in self._sizes:
+                self._sizes[wid] = _stored_size(store, wid)
+            out[wid] = self._sizes[wid]
+        return out
+
+
+def _stored_size(store: ObjectStore, wid: str) -> int:
+    sha, tenant = ids.parse_workflow_id(wid)
+    for key in (ids.intake_key(sha, tenant), ids.source_key(sha, tenant)):
+        try:
+            return store.size(key)
+        except ObjectMissing:  # staging moves intake/ to sources/ meanwhile
+            continue
+    return 0
+
+
+def _publish(stats: Stats) -> None:
+    metrics.DOCUMENTS_WAITING.set(stats.documents)
+    metrics.BYTES_WAITING.set(stats.bytes)
+    metrics.QUEUE_AGE.set(stats.oldest_age_s)
+    metrics.DRAIN_RATE.set(stats.drain_per_s)
+    metrics.ADMISSION_PAUSED.set(1 if stats.paused else 0)

@@ -1,0 +1,247 @@
+"""``custody serve``: the authenticated HTTP intake edge (Starlette on uvicorn).
+
+    PUT|POST /v1/documents        raw body -> 202 {sha256, state, workflow_id, deduplicated}
+    GET      /v1/documents/{sha}  state, and the result once published (caller's tenant only)
+    GET      /openapi.json, /metrics
+
+Every refusal is ``{"error": CODE, "message": ...}`` with a stable code. A
+refused upload never starts a workflow, and its staged file is deleted on
+every path. Documents are looked up by tenant-scoped IDs only, so another
+tenant's document is a 404 exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import time
+from typing import Any
+
+import uvicorn
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from custody import ids
+from custody.errors import AdmissionRejected, CustodyError
+from custody.settings import Settings
+from custody.stores import StoreUnavailable, open_store
+from starter.client.submit import CustodyClient, NotFound, submit
+from starter.edge import manual, metrics, tenants
+from starter.edge import read as edge_read
+from starter.edge.admission import Admission
+from starter.edge.openapi import SPEC
+from starter.edge.slo import SloTracker
+from starter.edge.upload import Idempotency, UploadError, private_dir, read_options, stage_body
+from workers import tracing
+
+STORE_RETRY_S = 5.0
+_TRACER = trace.get_tracer("custody.edge")
+
+
+def error(status: int, code: str, message: str, retry_after: float | None = None) -> JSONResponse:
+    headers = {"Retry-After": str(math.ceil(retry_after))} if retry_after is not None else None
+    return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
+
+
+class Edge:
+    """The routes, bound to one Custody client and one admission controller."""
+
+    def __init__(self, client: CustodyClient, admission: Admission) -> None:
+        self.client, self.admission = client, admission
+        self.idempotency = Idempotency(client.store)
+        self.folder = private_dir(client.settings.staging_path)
+        self.slo = SloTracker(client)
+
+    def _tenant(self, request: Request) -> tenants.Tenant:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            raise UploadError(401, "UNAUTHENTICATED", "Authorization: Bearer <api key> required")
+        try:
+            return tenants.authenticate(self.client.store, token.strip())
+        except tenants.AuthError as err:
+            if err.revoked:
+                raise UploadError(403, "KEY_REVOKED", "this API key was revoked") from None
+            raise UploadError(401, "UNAUTHENTICATED", "invalid API key") from None
+
+    async def upload(self, request: Request) -> Response:
+        started = time.perf_counter()
+        # The trace's root when tracing is on (a no-op span when it is off):
+        # the SDK's interceptor hangs StartWorkflow and all that follows below it.
+        with _TRACER.start_as_current_span("custody.upload", kind=SpanKind.SERVER) as span:
+            response = await self._upload(request)
+            span.set_attribute("http.status_code", response.status_code)
+        metrics.UPLOAD_SECONDS.labels(str(response.status_code)).observe(
+            time.perf_counter() - started
+        )
+        return response
+
+    async def _upload(self, request: Request) -> Response:
+        try:
+            tenant = self._tenant(request)
+            opts = read_options(request.headers, self.client.settings)
+        except UploadError as err:
+            return error(err.status, err.code, err.message)
+        staged = None
+        try:
+            await self._precheck(tenant, opts)
+            staged = await stage_body(
+                request.stream(),
+                self.folder,
+                declared=opts["length"],
+                max_bytes=self.client.settings.limits.max_bytes,
+            )
+            if staged.size == 0:
+                raise UploadError(400, "EMPTY", "empty body")
+            if staged.media_type != opts["media_type"]:
+                raise UploadError(415, "UNSUPPORTED_TYPE", "content does not match Content-Type")
+            return await self._accept(tenant, opts, staged.path, staged.sha256)
+        except UploadError as err:
+            return error(err.status, err.code, err.message)
+        except AdmissionRejected as err:
+            if staged is not None and self._to_manual_lane(err):
+                await asyncio.to_thread(
+                    manual.park_staged, self.client.store, staged, tenant.name, opts, err.reason
+                )
+                metrics.MANUAL_LANE.labels(err.reason).inc()
+                return _accepted(manual.answer(staged.sha256))
+            status = 503 if err.reason == "paused" else 429
+            return error(status, f"ADMISSION_{err.reason.upper()}", err.detail, err.retry_after)
+        except CustodyError as err:
+            status = 413 if err.code == "TOO_LARGE" else 400
+            return error(status, str(err.code), err.detail)
+        finally:
+            if staged is not None:
+                staged.path.unlink(missing_ok=True)
+
+    async def _precheck(self, tenant: tenants.Tenant, opts: dict[str, Any]) -> None:
+        # Refuse before reading the body when the answer is already "no":
+        # a client under backpressure should not have to upload to learn it.
+        try:
+            await self.admission.precheck(
+                opts["length"] or 0,
+                opts["source_id"] or tenant.name,
+                priority=opts["priority"] and tenant.priority,
+            )
+        except AdmissionRejected as err:
+            if not self._to_manual_lane(err):  # else the body is parked once read
+                raise
+
+    def _to_manual_lane(self, err: AdmissionRejected) -> bool:
+        return self.client.settings.admission_manual_lane and err.reason in manual.LANE_REASONS
+
+    async def _accept(
+        self, tenant: tenants.Tenant, opts: dict[str, Any], path: Any, sha: str
+    ) -> Response:
+        key = opts["idempotency_key"]
+        if key is not None:
+            seen = await asyncio.to_thread(self.idempotency.get, tenant.name, key)
+            if seen is not None and seen["body_sha256"] != sha:
+                raise UploadError(
+                    422, "IDEMPOTENCY_KEY_REUSED", "this key was used with another body"
+                )
+            if seen is not None:
+                return _accepted(seen["answer"])
+        try:
+            sub = await submit(
+                self.client,
+                path,
+                source_id=opts["source_id"],
+                tenant=tenant.name,
+                admission=self.admission,
+                priority=opts["priority"] and tenant.priority,
+            )
+        except AdmissionRejected:
+            raise  # nothing was reserved
+        except BaseException:
+            # Admitted, then the store or Temporal failed (or the client left):
+            # give the place back now instead of holding it until the grace expires.
+            self.admission.release(ids.workflow_id(sha, tenant.name))
+            raise
+        answer = {
+            "sha256": sub.sha256,
+            "state": sub.state.value,
+            "workflow_id": sub.workflow_id,
+            "deduplicated": sub.deduplicated,
+        }
+        metrics.UPLOAD_BYTES.inc(sub.size_bytes)
+        if key is not None:
+            await asyncio.to_thread(self.idempotency.remember, tenant.name, key, sha, answer)
+        return _accepted(answer)
+
+    async def document(self, request: Request) -> Response:
+        try:
+            tenant = self._tenant(request)
+        except UploadError as err:
+            return error(err.status, err.code, err.message)
+        sha = request.path_params["sha256"]
+        try:
+            ids.check_sha256(sha)
+            body = await edge_read.document_view(self.client, sha, tenant.name)
+        except CustodyError:
+            return error(400, "BAD_SHA256", "not a lower-case hex SHA-256")
+        except NotFound:
+            return error(404, "NOT_FOUND", "no such document")
+        return JSONResponse(body)
+
+    async def openapi(self, request: Request) -> Response:
+        return JSONResponse(SPEC)
+
+    async def metrics(self, request: Request) -> Response:
+        await self.admission.refresh()
+        await self.slo.refresh()
+        return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+async def _store_unavailable(request: Request, exc: Exception) -> Response:
+    # The store is down (tenants, staging, idempotency all live there): a coded
+    # 503 the client retries, not a bare 500. No detail: it is the backend's.
+    return error(503, "STORE_UNAVAILABLE", "storage is unavailable; retry later", STORE_RETRY_S)
+
+
+def _accepted(answer: dict[str, Any]) -> JSONResponse:
+    location = f"/v1/documents/{answer['sha256']}"
+    return JSONResponse(answer, status_code=202, headers={"Location": location})
+
+
+def create_app(client: CustodyClient, admission: Admission | None = None) -> Starlette:
+    edge = Edge(client, admission or Admission(client))
+    app = Starlette(
+        exception_handlers={StoreUnavailable: _store_unavailable},
+        routes=[
+            Route("/v1/documents", edge.upload, methods=["PUT", "POST"]),
+            Route("/v1/documents/{sha256}", edge.document, methods=["GET"]),
+            Route("/openapi.json", edge.openapi, methods=["GET"]),
+            Route("/metrics", edge.metrics, methods=["GET"]),
+        ],
+    )
+    app.state.edge = edge  # for embedders (the bench) that read its trackers
+    return app
+
+
+# ---- CLI: custody serve -------------------------------------------------------------
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("serve", parents=[common], help="run the HTTP intake edge")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
+    p.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    async def go() -> None:
+        temporal = await tracing.connect(settings, "custody-edge")
+        client = CustodyClient(temporal=temporal, store=open_store(settings), settings=settings)
+        config = uvicorn.Config(
+            create_app(client), host=args.host, port=args.port, log_level="warning"
+        )
+        await uvicorn.Server(config).serve()
+
+    asyncio.run(go())
+    return 0

