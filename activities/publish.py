@@ -59,9 +59,10 @@ class PublishActivities:
     def publish(self, inp: PublishInput) -> PublishResult:
         # The record names the source (evidence export opens it): checked like the pages.
         self._refs.check(inp.source_key, inp.tenant, inp.sha256, inp.source_sig)
-        page_keys = self._refs.check_all(inp.page_keys, inp.tenant, inp.sha256, inp.page_sigs)
-        if inp.ocr.pdf_key is not None:
-            self._refs.check(inp.ocr.pdf_key, inp.tenant, inp.sha256, inp.ocr.pdf_sig)
+        ocr, text_sha = inp.ocr, inp.check.text_sha256
+        page_keys = self._refs.check_all(ocr.page_keys, inp.tenant, inp.sha256, ocr.page_sigs)
+        if ocr.pdf_key is not None:
+            self._refs.check(ocr.pdf_key, inp.tenant, inp.sha256, ocr.pdf_sig)
         record_key = ids.record_key(inp.sha256, inp.tenant)
         attempt = activity.info().attempt
         if self._store.exists(record_key):
@@ -69,10 +70,10 @@ class PublishActivities:
         activity.heartbeat()
         pages = load_pages(self._store, page_keys)
         text = assemble(pages)
-        if text_sha256(text) != inp.text_sha256:
+        if text_sha256(text) != text_sha:
             raise Quarantined(Code.HASH_MISMATCH, "OCR output changed after it was checked")
-        text_key = ids.text_key(inp.sha256, inp.tenant, inp.text_sha256)
-        pages_key = ids.pages_key(inp.sha256, inp.tenant, inp.text_sha256)
+        text_key = ids.text_key(inp.sha256, inp.tenant, text_sha)
+        pages_key = ids.pages_key(inp.sha256, inp.tenant, text_sha)
         self._store.create(text_key, text.encode("utf-8"))
         pages_json = json.dumps([p.model_dump(mode="json") for p in pages], ensure_ascii=False)
         self._store.create(pages_key, pages_json.encode("utf-8"))
@@ -91,7 +92,7 @@ class PublishActivities:
             inp.tenant,
             "published",
             inp.sha256,
-            text_sha256=inp.text_sha256,
+            text_sha256=text_sha,
             record_sha256=hashlib.sha256(canonical_json(signed)).hexdigest(),
             kid=signed.signature.kid,
         )
@@ -107,7 +108,7 @@ class PublishActivities:
             return {"searchable": "original", "pdf_key": inp.source_key, "pdf_sha256": inp.sha256}
         if inp.ocr.pdf_key is None:
             return {}  # an OCR result from before searchable output
-        key = ids.pdf_key(inp.sha256, inp.tenant, inp.text_sha256)
+        key = ids.pdf_key(inp.sha256, inp.tenant, inp.check.text_sha256)
         self._store.create(key, self._store.get(inp.ocr.pdf_key))
         sha = hashlib.sha256(self._store.get(key)).hexdigest()
         return {"searchable": "built", "pdf_key": key, "pdf_sha256": sha}
@@ -162,13 +163,13 @@ def _record(
         size_bytes=inp.size_bytes,
         media_type=inp.media_type,
         policy_version=inp.policy_version,
-        pages=len(inp.page_keys),
+        pages=len(inp.ocr.page_keys),
         page_confidences=inp.check.page_confidences,
         mean_confidence=inp.check.mean_confidence,
         confidence_band=inp.check.band,
         text_key=text_key,
         pages_key=pages_key,
-        text_sha256=inp.text_sha256,
+        text_sha256=inp.check.text_sha256,
         pages_sha256=pages_sha,
         chars=inp.check.chars,
         engine=inp.ocr.engine,

@@ -13,7 +13,14 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
 
@@ -203,6 +210,8 @@ class CheckResult(_Model):
 
 
 class PublishInput(_Model):
+    """What publish needs: page keys and signatures from ``ocr``, the text hash from ``check``."""
+
     sha256: str
     tenant: str | None
     source_id: str | None
@@ -210,8 +219,6 @@ class PublishInput(_Model):
     size_bytes: int
     media_type: str
     policy_version: str
-    page_keys: list[str]
-    text_sha256: str
     ocr: OcrResult
     check: CheckResult
     transitions: list[Transition]
@@ -222,7 +229,20 @@ class PublishInput(_Model):
     captured_at: datetime | None = None
     signer: dict[str, str] = Field(default_factory=dict)
     source_sig: str | None = None
-    page_sigs: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_old_copies(cls, data: object) -> object:
+        # Inputs scheduled by older workflows also carried these flat, copied from
+        # ``ocr`` and ``check``: the nested ones are the same values, and the ones
+        # publish verifies (signatures, text hash), so the copies are dropped. Any
+        # other unknown field is still refused (extra="forbid").
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in _PUBLISH_COPIES}
+        return data
+
+
+_PUBLISH_COPIES = frozenset({"page_keys", "text_sha256", "page_sigs"})
 
 
 class PublishResult(_Model):

@@ -12,12 +12,13 @@ only passes signatures on, and activities check them before opening anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Protocol, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
-from temporalio.exceptions import ActivityError, ApplicationError, RetryState, TimeoutError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.ocr import OcrActivities
@@ -25,7 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.publish import PublishActivities
     from activities.staging import StagingActivities
     from activities.validation import ValidationActivities
-    from custody.errors import REJECT_CODES, Code
+    from custody.errors import Code
     from custody.models import (
         CheckInput,
         ConcludeInput,
@@ -42,17 +43,24 @@ with workflow.unsafe.imports_passed_through():
     )
     from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME
     from workflows import retries as r
+    from workflows.retries import StepFailed
 
 STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
 REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
 
 
-class StepFailed(Exception):
-    """An activity failed for good; carries the outcome the workflow records."""
+class _Attempted(Protocol):
+    """Every activity result states the attempt that produced it."""
 
-    def __init__(self, step: str, state: DocState, code: str, attempts: int) -> None:
-        super().__init__(code)
-        self.step, self.state, self.code, self.attempts = step, state, code, attempts
+    @property
+    def attempt(self) -> int: ...
+
+
+# The activity class, its input model and its result model: ``_step`` takes its
+# types from the method it runs, as ``execute_activity_method`` does.
+Activities = TypeVar("Activities")
+In = TypeVar("In")
+Out = TypeVar("Out", bound=_Attempted)
 
 
 @workflow.defn(name=WORKFLOW_NAME)
@@ -157,8 +165,6 @@ class DocumentWorkflow:
                 size_bytes=size_bytes,
                 media_type=valid.media_type,
                 policy_version=valid.policy_version,
-                page_keys=ocr.page_keys,
-                text_sha256=check.text_sha256,
                 ocr=ocr,
                 check=check,
                 # The record states its own publication; the rest is history.
@@ -170,7 +176,6 @@ class DocumentWorkflow:
                 captured_at=inp.captured_at or inp.submitted_at,
                 signer=inp.signer,
                 source_sig=staged.source_sig,
-                page_sigs=ocr.page_sigs,
             ),
             r.PUBLISH_TIMEOUT,
             r.PUBLISH_RETRY,
@@ -186,15 +191,18 @@ class DocumentWorkflow:
     async def _step(
         self,
         name: str,
-        method: Any,
-        arg: Any,
+        method: Callable[[Activities, In], Out],
+        arg: In,
         timeout: timedelta,
         retry: RetryPolicy,
         *,
         task_queue: str | None = None,
         heartbeat_timeout: timedelta | None = None,
-    ) -> Any:
-        """Run one activity; classify a final failure into reject or quarantine."""
+    ) -> Out:
+        """Run one activity; classify a final failure into reject or quarantine.
+
+        Typed by the activity method, so the result's fields are checked where used.
+        """
         try:
             result = await workflow.execute_activity_method(
                 method,
@@ -205,7 +213,7 @@ class DocumentWorkflow:
                 retry_policy=retry,
             )
         except ActivityError as err:
-            raise _classify(name, err, retry) from err
+            raise r.classify(name, err, retry) from err
         self._attempts[name] = result.attempt
         return result
 
@@ -289,29 +297,3 @@ class DocumentWorkflow:
             pages=self._pages,
             transitions=list(self._transitions),
         )
-
-
-def _classify(step: str, err: ActivityError, retry: RetryPolicy) -> StepFailed:
-    """Map an activity's final failure to the outcome and the code it keeps."""
-    cause = err.cause
-    attempts = _attempts(err, retry)
-    if isinstance(cause, ApplicationError) and cause.type:
-        code = cause.type if cause.type in Code.__members__ else Code.INTERNAL.value
-        if code in REJECT_CODES:
-            return StepFailed(step, DocState.REJECTED, code, attempts)
-        return StepFailed(step, DocState.QUARANTINED, code, attempts)
-    if isinstance(cause, TimeoutError):
-        code = Code.OCR_TIMEOUT if step == "ocr" else Code.IO_TIMEOUT
-        return StepFailed(step, DocState.QUARANTINED, code.value, attempts)
-    return StepFailed(step, DocState.QUARANTINED, Code.INTERNAL.value, attempts)
-
-
-def _attempts(err: ActivityError, retry: RetryPolicy) -> int:
-    cause = err.cause
-    if isinstance(cause, ApplicationError) and cause.details:
-        detail = cause.details[0]
-        if isinstance(detail, dict) and isinstance(detail.get("attempt"), int):
-            return int(detail["attempt"])
-    if err.retry_state == RetryState.MAXIMUM_ATTEMPTS_REACHED:
-        return retry.maximum_attempts
-    return 1

@@ -5,7 +5,7 @@ retried with exponential backoff; the server adds no jitter, so the intervals
 are kept coarse and the attempts capped. Codes that cannot improve on a retry
 (rejections, HASH_MISMATCH, LOW_CONFIDENCE ...) are non-retryable: they fail the
 activity at once. When attempts run out the workflow quarantines the document
-with the last error code and the attempt count.
+with the last error code and the attempt count (``classify``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState, TimeoutError
 
-from custody.errors import NON_RETRYABLE_CODES
+from custody.errors import NON_RETRYABLE_CODES, REJECT_CODES, Code
+from custody.errors import StepFailed as StepFailed
+from custody.models import DocState
 
 _NEVER_RETRY = sorted(NON_RETRYABLE_CODES)
 
@@ -67,3 +70,31 @@ OCR_TIMEOUT = timedelta(minutes=30)
 #: A page (detection + recognition) must finish within this, or the attempt is
 #: abandoned and retried from the last finished page.
 OCR_HEARTBEAT = timedelta(seconds=45)
+
+
+def classify(step: str, err: ActivityError, retry: RetryPolicy) -> StepFailed:
+    """Map an activity's final failure to the outcome and the code it keeps."""
+    cause = err.cause
+    attempts = attempts_of(err, retry)
+    if isinstance(cause, ApplicationError) and cause.type:
+        code = cause.type if cause.type in Code.__members__ else Code.INTERNAL.value
+        if code in REJECT_CODES:
+            return StepFailed(step, DocState.REJECTED, code, attempts)
+        return StepFailed(step, DocState.QUARANTINED, code, attempts)
+    if isinstance(cause, TimeoutError):
+        # The server gave up on a silent attempt: no code came from the activity.
+        code = Code.OCR_TIMEOUT if step == "ocr" else Code.IO_TIMEOUT
+        return StepFailed(step, DocState.QUARANTINED, code.value, attempts)
+    return StepFailed(step, DocState.QUARANTINED, Code.INTERNAL.value, attempts)
+
+
+def attempts_of(err: ActivityError, retry: RetryPolicy) -> int:
+    """The attempt that failed last: as the activity stated it, else as the server ended it."""
+    cause = err.cause
+    if isinstance(cause, ApplicationError) and cause.details:
+        detail = cause.details[0]
+        if isinstance(detail, dict) and isinstance(detail.get("attempt"), int):
+            return int(detail["attempt"])
+    if err.retry_state == RetryState.MAXIMUM_ATTEMPTS_REACHED:
+        return retry.maximum_attempts
+    return 1
