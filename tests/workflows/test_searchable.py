@@ -1,6 +1,6 @@
 """Born-digital PDFs skip OCR; everything else gets a searchable PDF beside its text.
 
-Real pipeline throughout (dev server, EasyOCR, local store). The engine is
+Real pipeline throughout (dev server, the default Tesseract engine, local store). The engine is
 wrapped only to count its calls.
 """
 
