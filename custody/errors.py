@@ -1,32 +1,70 @@
-"""Custody's error codes and exception tree.
+"""Custody's codes and its exception tree: every exception the packages raise.
 
 Every reason a document is refused or set aside is a stable upper-snake code.
 The same code appears in the workflow result, the search attribute
 ``CustodyReason``, the audit trail, metrics and the CLI's exit status, so an
-operator can grep for it years later. Messages never carry document content.
+operator can grep for it years later. The HTTP edge and the CLI answer with
+codes from the same enum (:data:`REQUEST_CODES`). Messages never carry
+document content.
 
-    CustodyError
-    ├── DocumentRejected        permanent: the bytes break a rule; never retried
-    │     (EMPTY, UNSUPPORTED_TYPE, TOO_LARGE, PAGE_LIMIT, PIXEL_LIMIT,
-    │      ENCRYPTED, ACTIVE_CONTENT, DYNAMIC_XFA, CORRUPT, DECODE_LIMIT,
-    │      TENANT_INVALID, TENANT_SHREDDED)
-    ├── Quarantined             kept for review with its source; never retried
-    │     (HASH_MISMATCH, LOW_CONFIDENCE, NO_TEXT, PAGE_COUNT_MISMATCH,
-    │      SOURCE_MISSING, REF_INVALID, SEAL_INVALID)
-    ├── TransientFault          retried with backoff, then quarantined with the
-    │     (STORE_UNAVAILABLE,    code and the attempt count kept
+    CustodyError                  raised on purpose; carries a Code
+    ├── DocumentRejected          permanent: the bytes break a rule; never retried
+    │   │ (EMPTY, UNSUPPORTED_TYPE, TOO_LARGE, PAGE_LIMIT, PIXEL_LIMIT,
+    │   │  ENCRYPTED, ACTIVE_CONTENT, DYNAMIC_XFA, CORRUPT, DECODE_LIMIT,
+    │   │  TENANT_INVALID, TENANT_SHREDDED)
+    │   └── TenantShredded        the tenant's key is destroyed (also a StoreError)
+    ├── Quarantined               kept for review with its source; never retried
+    │   │ (HASH_MISMATCH, LOW_CONFIDENCE, NO_TEXT, PAGE_COUNT_MISMATCH,
+    │   │  SOURCE_MISSING, REF_INVALID, SEAL_INVALID)
+    │   ├── RefInvalid            a signed object reference failed its check
+    │   └── SealInvalid           a stored object was altered or moved (also a StoreError)
+    ├── TransientFault            retried with backoff, then quarantined with the
+    │     (STORE_UNAVAILABLE,     code and the attempt count kept
     │      OCR_ERROR, OCR_TIMEOUT, IO_TIMEOUT, STAGING_FULL,
     │      WORKER_LOST, INTERNAL)
-    └── ConfigurationError      the deployment is wrong (missing key, bad path)
+    ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION
+    ├── UsageError                a command line the CLI cannot run: USAGE
+    ├── EgressRefused             a release refused before any byte left
+    │     (NOT_PUBLISHED, DOCUMENT_UNKNOWN, RECIPIENT_UNKNOWN, RECIPIENT_REVOKED,
+    │      POLICY_UNKNOWN, POLICY_INVALID, SOURCE_ALTERED, RELEASE_INVALID, CHANNEL_INVALID)
+    ├── DeliveryFailed            the recipient's channel failed; its code alone says
+    │     (RECIPIENT_UNREACHABLE   whether a retry may help (``retryable``)
+    │      retried; RECIPIENT_REFUSED, DELIVERY_CONFLICT, CHANNEL_INVALID,
+    │      PACKET_INVALID final)
+    ├── RenderFailed              a release's file could not be rendered: RENDER_FAILED
+    ├── ProvenanceError           a release file's C2PA manifest or mark: PROVENANCE_INVALID
+    │   ├── SigningKeyMissing     no C2PA chain where one must exist: SIGNING_KEY_MISSING
+    │   ├── SigningKeyInvalid     the chain is unreadable, mismatched or exposed
+    │   ├── SigningFailed         c2pa refused to sign: SIGNING_FAILED
+    │   ├── ProvenanceInvalid     a manifest is there but cannot be read
+    │   ├── UnsupportedMedia      not PDF, PNG, JPEG or TIFF: UNSUPPORTED_TYPE
+    │   └── MarkInvalid           a mark tag beyond 64 bits, a page too small
+    ├── AdmissionRejected         intake is full or paused: ADMISSION_<AdmissionReason>
+    └── ReleaseStepFailed         in the release workflow: an activity failed for good
+    StoreError                    the object store; messages carry keys, never content
+    ├── ObjectMissing             no object at that key (also a KeyError)
+    ├── ObjectExists              a conditional create found the key taken
+    └── StoreUnavailable          the backend failed transiently; retry later
+    UploadError                   the edge refuses a request: an HTTP status and a Code
+    AuthError                     a missing, malformed, unknown or revoked API key
+    StepFailed                    in the document workflow: an activity failed for good
+    HelperError (RuntimeError)    the Tesseract helper process failed a page or died
+    TenantExists (ValueError)     a tenant of that name already exists
+    NotFound (LookupError)        no such document (or tenant) for this caller
 
 Inside activities these become ``temporalio.exceptions.ApplicationError`` with
 ``type`` set to the code (see ``activities.faults``); this module stays free
-of Temporal imports so any layer can use it.
+of Temporal and third-party imports so any layer, the workflow sandbox
+included, can use it.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a type only: models import pydantic, this module imports nothing
+    from custody.models import DocState
 
 
 class Code(StrEnum):
@@ -63,6 +101,63 @@ class Code(StrEnum):
     WORKER_LOST = "WORKER_LOST"
     IO_TIMEOUT = "IO_TIMEOUT"
     INTERNAL = "INTERNAL"
+    # Egress refusals: nothing leaves, and no egress event is written.
+    NOT_PUBLISHED = "NOT_PUBLISHED"
+    DOCUMENT_UNKNOWN = "DOCUMENT_UNKNOWN"
+    RECIPIENT_UNKNOWN = "RECIPIENT_UNKNOWN"
+    RECIPIENT_REVOKED = "RECIPIENT_REVOKED"
+    POLICY_UNKNOWN = "POLICY_UNKNOWN"
+    POLICY_INVALID = "POLICY_INVALID"
+    SOURCE_ALTERED = "SOURCE_ALTERED"
+    RELEASE_INVALID = "RELEASE_INVALID"
+    # Egress delivery: the recipient's side.
+    #: Transport error, 5xx, 429, a deadline passed: a later attempt may get through.
+    RECIPIENT_UNREACHABLE = "RECIPIENT_UNREACHABLE"
+    #: A 4xx, access denied, or a TLS certificate that does not verify.
+    RECIPIENT_REFUSED = "RECIPIENT_REFUSED"
+    #: The recipient already holds other bytes under this release id.
+    DELIVERY_CONFLICT = "DELIVERY_CONFLICT"
+    #: The recipient's registered channel spec is malformed.
+    CHANNEL_INVALID = "CHANNEL_INVALID"
+    #: A bad release id or file name in a packet: a caller's bug.
+    PACKET_INVALID = "PACKET_INVALID"
+    # Egress files: rendering, the embedded mark, the C2PA manifest.
+    RENDER_FAILED = "RENDER_FAILED"
+    #: A C2PA manifest is there but cannot be read.
+    PROVENANCE_INVALID = "PROVENANCE_INVALID"
+    #: No C2PA chain where one must already exist (production never makes one).
+    SIGNING_KEY_MISSING = "SIGNING_KEY_MISSING"
+    #: The C2PA chain is unreadable, mismatched, or readable by others.
+    SIGNING_KEY_INVALID = "SIGNING_KEY_INVALID"
+    #: c2pa refused to sign (a bad file, a chain it does not trust).
+    SIGNING_FAILED = "SIGNING_FAILED"
+    #: A mark tag beyond 64 bits, or a page too small to carry the mark.
+    MARK_INVALID = "MARK_INVALID"
+    #: A setting, key or file the deployment needs is missing or wrong.
+    CONFIGURATION = "CONFIGURATION"
+    # Answers to a request, from the HTTP edge and the CLI: never a document's outcome.
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    KEY_REVOKED = "KEY_REVOKED"
+    UNAUTHORIZED = "UNAUTHORIZED"
+    BAD_REQUEST = "BAD_REQUEST"
+    BAD_HEADER = "BAD_HEADER"
+    BAD_SOURCE_ID = "BAD_SOURCE_ID"
+    BAD_SHA256 = "BAD_SHA256"
+    BAD_IDEMPOTENCY_KEY = "BAD_IDEMPOTENCY_KEY"
+    IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
+    LENGTH_MISMATCH = "LENGTH_MISMATCH"
+    NOT_FOUND = "NOT_FOUND"
+    ADMISSION_PAUSED = "ADMISSION_PAUSED"
+    ADMISSION_SOURCE_RATE = "ADMISSION_SOURCE_RATE"
+    ADMISSION_WAITING_DOCUMENTS = "ADMISSION_WAITING_DOCUMENTS"
+    ADMISSION_WAITING_BYTES = "ADMISSION_WAITING_BYTES"
+    TENANT_EXISTS = "TENANT_EXISTS"
+    USAGE = "USAGE"
+    UNREACHABLE = "UNREACHABLE"
+    NOTHING_TO_ROLL_BACK = "NOTHING_TO_ROLL_BACK"
+    UNKNOWN_CONFIG = "UNKNOWN_CONFIG"
+    #: The ledger's code for a verification that FAILed (``custody verify``).
+    VERIFY_FAILED = "VERIFY_FAILED"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -94,10 +189,103 @@ QUARANTINE_CODES: frozenset[Code] = frozenset(
     }
 )
 
-TRANSIENT_CODES: frozenset[Code] = frozenset(set(Code) - REJECT_CODES - QUARANTINE_CODES)
+#: A release refused before anything left: final for that request.
+EGRESS_REFUSE_CODES: frozenset[Code] = frozenset(
+    {
+        Code.NOT_PUBLISHED,
+        Code.DOCUMENT_UNKNOWN,
+        Code.RECIPIENT_UNKNOWN,
+        Code.RECIPIENT_REVOKED,
+        Code.POLICY_UNKNOWN,
+        Code.POLICY_INVALID,
+        Code.SOURCE_ALTERED,
+        Code.RELEASE_INVALID,
+        Code.CHANNEL_INVALID,
+    }
+)
+
+#: A release that cannot succeed on a retry: the recipient said no or holds other
+#: bytes, or the files cannot be packed, rendered, marked or signed as asked. A
+#: missing or bad signing chain waits for an operator, not for a backoff.
+DELIVERY_FINAL_CODES: frozenset[Code] = frozenset(
+    {
+        Code.RECIPIENT_REFUSED,
+        Code.DELIVERY_CONFLICT,
+        Code.PACKET_INVALID,
+        Code.RENDER_FAILED,
+        Code.PROVENANCE_INVALID,
+        Code.SIGNING_KEY_MISSING,
+        Code.SIGNING_KEY_INVALID,
+        Code.SIGNING_FAILED,
+        Code.MARK_INVALID,
+    }
+)
+
+#: What the edge and the CLI answer about a request; no document ends with one.
+REQUEST_CODES: frozenset[Code] = frozenset(
+    {
+        Code.UNAUTHENTICATED,
+        Code.KEY_REVOKED,
+        Code.UNAUTHORIZED,
+        Code.BAD_REQUEST,
+        Code.BAD_HEADER,
+        Code.BAD_SOURCE_ID,
+        Code.BAD_SHA256,
+        Code.BAD_IDEMPOTENCY_KEY,
+        Code.IDEMPOTENCY_KEY_REUSED,
+        Code.LENGTH_MISMATCH,
+        Code.NOT_FOUND,
+        Code.ADMISSION_PAUSED,
+        Code.ADMISSION_SOURCE_RATE,
+        Code.ADMISSION_WAITING_DOCUMENTS,
+        Code.ADMISSION_WAITING_BYTES,
+        Code.TENANT_EXISTS,
+        Code.USAGE,
+        Code.UNREACHABLE,
+        Code.NOTHING_TO_ROLL_BACK,
+        Code.UNKNOWN_CONFIG,
+        Code.VERIFY_FAILED,
+    }
+)
+
+#: Retried with backoff; a document is quarantined, a release fails, when attempts
+#: run out. Listed, not computed: a new code must be placed in one of these sets
+#: on purpose (tests/custody/test_errors.py checks), never retried by omission.
+TRANSIENT_CODES: frozenset[Code] = frozenset(
+    {
+        Code.STORE_UNAVAILABLE,
+        Code.STAGING_FULL,
+        Code.OCR_ERROR,
+        Code.OCR_TIMEOUT,
+        Code.WORKER_LOST,
+        Code.IO_TIMEOUT,
+        Code.INTERNAL,
+        Code.RECIPIENT_UNREACHABLE,
+        # Raised inside activities too (a signing key, a payload key): an operator's
+        # fix is picked up by a later attempt instead of failing the work for good.
+        Code.CONFIGURATION,
+    }
+)
+
 
 #: Codes that must never be retried: the activity marks them non-retryable.
-NON_RETRYABLE_CODES: frozenset[str] = frozenset(c.value for c in REJECT_CODES | QUARANTINE_CODES)
+NON_RETRYABLE_CODES: frozenset[str] = frozenset(
+    c.value for c in REJECT_CODES | QUARANTINE_CODES | EGRESS_REFUSE_CODES | DELIVERY_FINAL_CODES
+)
+
+
+class AdmissionReason(StrEnum):
+    """Why admission refused work. The lower-case values are a contract: they are the
+    ``reason`` label of the admission metrics; the edge answers ``ADMISSION_<REASON>``."""
+
+    PAUSED = "paused"
+    SOURCE_RATE = "source_rate"
+    WAITING_DOCUMENTS = "waiting_documents"
+    WAITING_BYTES = "waiting_bytes"
+
+    @property
+    def code(self) -> Code:
+        return Code(f"ADMISSION_{self.value.upper()}")
 
 
 class CustodyError(Exception):
@@ -134,20 +322,196 @@ class TransientFault(CustodyError):
 class ConfigurationError(CustodyError):
     """The deployment is misconfigured; fail fast at start-up."""
 
-    code = Code.INTERNAL
+    code = Code.CONFIGURATION
+
+
+class UsageError(CustodyError):
+    """A command line the CLI cannot run (contradictory or missing arguments)."""
+
+    code = Code.USAGE
+
+
+class EgressRefused(CustodyError):
+    """A read or release refused before any byte left; no egress event is written."""
+
+    code = Code.RELEASE_INVALID
+
+
+class DeliveryFailed(CustodyError):
+    """A delivery did not complete; :attr:`retryable` says whether a later run may succeed.
+
+    Retrying is always safe: every channel is idempotent per release id, so a
+    retried delivery never leaves a second copy at the recipient.
+    """
+
+    code = Code.RECIPIENT_UNREACHABLE
+
+    def __init__(self, code: Code | str, detail: str = "") -> None:
+        super().__init__(code, detail)
+
+    @property
+    def retryable(self) -> bool:
+        # The code sets decide, so a channel's own retry loop and the activity's
+        # retry policy (``activities.faults``) can never disagree.
+        return self.code.value not in NON_RETRYABLE_CODES
+
+
+class RenderFailed(CustodyError):
+    """A release's file could not be rendered; the detail names a page, never its text."""
+
+    code = Code.RENDER_FAILED
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(None, detail)
+
+
+class ProvenanceError(CustodyError):
+    """A release file's C2PA manifest or mark could not be made or read.
+
+    Each subclass has its own code; ``detail`` names files and c2pa's validation
+    codes, never content.
+    """
+
+    code = Code.PROVENANCE_INVALID
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(None, detail)
+
+
+class SigningKeyMissing(ProvenanceError):
+    """No C2PA chain where one must already exist; production never creates one."""
+
+    code = Code.SIGNING_KEY_MISSING
+
+
+class SigningKeyInvalid(ProvenanceError):
+    """The C2PA chain is unreadable, its parts do not belong together, or the key is exposed."""
+
+    code = Code.SIGNING_KEY_INVALID
+
+
+class SigningFailed(ProvenanceError):
+    """c2pa refused to sign (a bad file, a chain it does not trust)."""
+
+    code = Code.SIGNING_FAILED
+
+
+class ProvenanceInvalid(ProvenanceError):
+    """A C2PA manifest is there but cannot be read, or its Custody claim does not parse."""
+
+    code = Code.PROVENANCE_INVALID
+
+
+class UnsupportedMedia(ProvenanceError):
+    """Not PDF, PNG, JPEG or TIFF: nothing C2PA signing here can carry."""
+
+    code = Code.UNSUPPORTED_TYPE
+
+
+class MarkInvalid(ProvenanceError):
+    """A mark tag beyond 64 bits, or a page too small to carry one tile."""
+
+    code = Code.MARK_INVALID
 
 
 class AdmissionRejected(CustodyError):
     """Intake refused new work for now; try again after ``retry_after`` seconds."""
 
-    code = Code.INTERNAL
+    code = Code.ADMISSION_PAUSED
 
-    def __init__(self, reason: str, retry_after: float) -> None:
-        self.reason = reason
+    def __init__(self, reason: AdmissionReason | str, retry_after: float) -> None:
+        self.reason = AdmissionReason(reason)
         self.retry_after = retry_after
-        super().__init__(None, f"admission {reason}, retry after {retry_after:.0f}s")
+        detail = f"admission {self.reason.value}, retry after {retry_after:.0f}s"
+        super().__init__(self.reason.code, detail)
 
 
-def exit_code_for(state: str) -> int:
-    """The CLI exit status for a terminal state: scripts branch on it."""
-    return {"published": 0, "rejected": 3, "quarantined": 4}.get(state, 5)
+class StoreError(Exception):
+    """Base of store errors; messages carry keys, never object content."""
+
+
+class ObjectMissing(StoreError, KeyError):
+    """No object at that key."""
+
+
+class ObjectExists(StoreError):
+    """A conditional create found the key taken (raised by ``create_or_raise``)."""
+
+
+class StoreUnavailable(StoreError):
+    """The backend could not be reached or failed transiently; retry later."""
+
+
+class TenantShredded(DocumentRejected, StoreError):
+    """The tenant's key-encryption key was destroyed: its objects are unreadable for good.
+
+    A rejection (final, never retried): no attempt or review can bring the key back.
+    """
+
+    code = Code.TENANT_SHREDDED
+
+
+class RefInvalid(Quarantined):
+    """A reference failed its tenant, hash or signature check; never retried."""
+
+    code = Code.REF_INVALID
+
+
+class SealInvalid(Quarantined, StoreError):
+    """A stored object is not sealed, was altered, or was moved from another key.
+
+    Quarantined and never retried: the bytes will not change on a retry, and an
+    altered object is for a person to look at.
+    """
+
+    code = Code.SEAL_INVALID
+
+
+class UploadError(Exception):
+    """A request the edge refuses: an HTTP status and a stable code."""
+
+    def __init__(self, status: int, code: Code, message: str) -> None:
+        self.status, self.code, self.message = status, code, message
+        super().__init__(f"{status} {code}")
+
+
+class AuthError(Exception):
+    """A missing, malformed or unknown key (``revoked`` False) or a revoked one."""
+
+    def __init__(self, revoked: bool = False) -> None:
+        self.revoked = revoked
+        super().__init__("revoked" if revoked else "invalid")
+
+
+class TenantExists(ValueError):
+    """A tenant of that name already exists."""
+
+
+class NotFound(LookupError):
+    """No document with that SHA-256 for this tenant."""
+
+
+class StepFailed(Exception):
+    """An activity failed for good; carries the outcome the workflow records."""
+
+    def __init__(self, step: str, state: DocState, code: str, attempts: int) -> None:
+        super().__init__(code)
+        self.step, self.state, self.code, self.attempts = step, state, code, attempts
+
+
+_CODE_VALUES = frozenset(c.value for c in Code)
+
+
+class ReleaseStepFailed(CustodyError):
+    """In the release workflow: an activity failed for good with this error type.
+
+    Raised and caught inside the workflow only. A type that is no Custody code
+    is kept as INTERNAL, as the document workflow does.
+    """
+
+    def __init__(self, error_type: str) -> None:
+        super().__init__(error_type if error_type in _CODE_VALUES else Code.INTERNAL)
+
+
+class HelperError(RuntimeError):
+    """The helper could not start, died, or failed a page; the message has no page text."""

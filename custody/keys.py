@@ -29,7 +29,8 @@ from pathlib import Path
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from custody.errors import Code, ConfigurationError, DocumentRejected
+from custody.errors import ConfigurationError
+from custody.errors import TenantShredded as TenantShredded
 from custody.keyfiles import (
     KEY_BYTES,
     b64key,
@@ -44,21 +45,11 @@ from custody.keyfiles import (
 from custody.keyfiles import rotate as rotate
 from custody.keyfiles import shred as shred
 from custody.settings import Settings
-from custody.stores.base import StoreError
 
 REFRESH_S = 60.0
 _DEV_MARK = "DEVELOPMENT"
 _TOKEN = "codec-token"
 _REF_INFO = b"custody object reference hmac v1"
-
-
-class TenantShredded(DocumentRejected, StoreError):
-    """The tenant's key-encryption key was destroyed: its objects are unreadable for good.
-
-    A rejection (final, never retried): no attempt or review can bring the key back.
-    """
-
-    code = Code.TENANT_SHREDDED
 
 
 def keys_dir(settings: Settings) -> Path:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
@@ -53,7 +53,7 @@ class Event(BaseModel):
     actor: str | None = None
     workflow_id: str | None = None
     run_id: str | None = None
-    detail: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    detail: dict[str, str | int | float | bool | list[str] | None] = Field(default_factory=dict)
     hash: str = ""
 
     def body_hash(self) -> str:
@@ -86,8 +86,15 @@ class Ledger:
         self.tenant = tenant
         self._head_key = f"{_prefix(tenant)}head.json"
 
-    def append(self, kind: str, **fields: object) -> Event:
-        """Append one event after the current head; safe against concurrent writers."""
+    def append(
+        self, kind: str, *, markers: Callable[[int], list[str]] | None = None, **fields: object
+    ) -> Event:
+        """Append one event after the current head; safe against concurrent writers.
+
+        ``markers(seq)`` names extra index objects to create before claiming
+        ``seq``, as the by-document index is: an index written first can only
+        over-point, never miss an event.
+        """
         seq = self._hinted_head()
         sha256 = fields.get("sha256")
         for _ in range(_MAX_RACE):
@@ -99,6 +106,8 @@ class Ledger:
             event = event.model_copy(update={"hash": event.body_hash()})
             if isinstance(sha256, str):
                 self._store.create(self._marker(sha256, event.seq), b"")
+            for marker in markers(event.seq) if markers else ():
+                self._store.create(marker, b"")
             if self._store.create(event_key(self.tenant, event.seq), canonical_json(event)):
                 self._store.put(self._head_key, str(event.seq).encode())
                 return event

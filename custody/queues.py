@@ -16,4 +16,13 @@ SA_TENANT = "CustodyTenant"
 SA_SOURCE_ID = "CustodySourceId"
 SA_REASON = "CustodyReason"
 SA_SHA256 = "CustodySha256"
-SEARCH_ATTRIBUTES: tuple[str, ...] = (SA_STATE, SA_TENANT, SA_SOURCE_ID, SA_REASON, SA_SHA256)
+#: A release's recipient (custody.egress): a registered name, never an address.
+SA_RECIPIENT = "CustodyRecipient"
+SEARCH_ATTRIBUTES: tuple[str, ...] = (
+    SA_STATE,
+    SA_TENANT,
+    SA_SOURCE_ID,
+    SA_REASON,
+    SA_SHA256,
+    SA_RECIPIENT,
+)

@@ -32,16 +32,11 @@ import hmac
 from datetime import UTC, datetime
 
 from custody import ids
-from custody.errors import Code, ConfigurationError, Quarantined
+from custody.errors import ConfigurationError
+from custody.errors import RefInvalid as RefInvalid
 from custody.keys import Keyring
 
 _DOMAIN = b"custody-ref/1"
-
-
-class RefInvalid(Quarantined):
-    """A reference failed its tenant, hash or signature check; never retried."""
-
-    code = Code.REF_INVALID
 
 
 class RefKeys:

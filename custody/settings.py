@@ -120,6 +120,20 @@ class Settings(BaseSettings):
     codec_token: SecretStr | None = None  # default: the keyring's token
     codec_port: int | None = Field(default=None, ge=1, le=65535)  # default: UI port + 1
 
+    # Egress (custody.egress): how releases reach recipients' S3 and HTTPS endpoints.
+    egress_s3_endpoint_url: str | None = None  # None: AWS; recipients name bucket/prefix
+    egress_s3_region: str = "us-east-1"
+    egress_s3_access_key_id: SecretStr | None = None
+    egress_s3_secret_access_key: SecretStr | None = None
+    egress_ca_file: Path | None = None  # a private CA for recipients' HTTPS servers
+    #: Delivery attempts of a release (the workflow's retry policy) and their backoff.
+    egress_delivery_attempts: int = Field(default=8, ge=1)
+    egress_delivery_interval_s: float = Field(default=5.0, gt=0)
+    egress_delivery_max_interval_s: float = Field(default=300.0, gt=0)
+    #: Tries within one delivery attempt before it gives the attempt up.
+    egress_push_attempts: int = Field(default=3, ge=1)
+    egress_push_deadline_s: float = Field(default=60.0, gt=0)
+
     log_level: str = "INFO"
     log_format: Literal["auto", "json", "console"] = "auto"
 

@@ -26,7 +26,7 @@ from custody.models import PageText
 from custody.settings import Settings
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
-from starter.client.submit import CustodyClient
+from starter.client.connect import CustodyClient
 from workers.io import build_io_worker
 from workers.ocr import build_ocr_worker
 

@@ -13,28 +13,24 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.scratch import StagingArea, Sweeper
-from custody.converter import data_converter
 from custody.errors import ConfigurationError
-from custody.keys import load_keyring
 from custody.settings import Settings
-from workers import metrics, tracing
+from starter.client.connect import connect_temporal
+from workers import metrics
 from workers.interceptors import CanonicalLogInterceptor
 
 log = structlog.get_logger("custody.worker")
 
 
 async def connect(settings: Settings, metrics_port: int | None = None) -> Client:
-    """The worker's client: its runtime serves Prometheus on ``metrics_port`` when set."""
+    """The worker's client: its runtime serves Prometheus on ``metrics_port`` when set.
+
+    Tracing rides on the client: the worker takes its interceptors from it.
+    """
     runtime = metrics.runtime_for(settings, metrics_port)
     if runtime is not None:
         log.info("metrics_endpoint", address=f"{settings.metrics_host}:{metrics_port}")
-    return await Client.connect(
-        settings.temporal_address,
-        namespace=settings.temporal_namespace,
-        data_converter=data_converter(load_keyring(settings)),
-        interceptors=tracing.client_interceptors(settings, "custody-worker"),
-        runtime=runtime,
-    )
+    return await connect_temporal(settings, service="custody-worker", runtime=runtime)
 
 
 INTERCEPTORS = [CanonicalLogInterceptor()]

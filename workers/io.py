@@ -14,6 +14,7 @@ from temporalio.worker import Worker
 
 from activities.output import OutputActivities
 from activities.publish import PublishActivities
+from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
@@ -26,6 +27,7 @@ from workers.interceptors import HeartbeatKeeper
 from workers.logging import configure_logging
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 from workflows.document import DocumentWorkflow
+from workflows.release import ReleaseWorkflow
 
 
 def io_activities(
@@ -34,8 +36,22 @@ def io_activities(
     staging = StagingActivities(store, area)
     validation = ValidationActivities(store, area, settings.limits)
     output = OutputActivities(store, settings.confidence_floor, settings.confidence_review)
-    publish = PublishActivities(store, signer_from_settings(settings))
-    return [staging.stage, validation.validate, output.check, publish.publish, publish.conclude]
+    signer = signer_from_settings(settings)
+    publish = PublishActivities(store, signer)
+    release = ReleaseActivities(store, area, signer, settings)
+    return [
+        staging.stage,
+        validation.validate,
+        output.check,
+        publish.publish,
+        publish.conclude,
+        release.prepare,
+        release.render,
+        release.record,
+        release.deliver,
+        release.receipt,
+        release.close,
+    ]
 
 
 def build_io_worker(
@@ -44,7 +60,7 @@ def build_io_worker(
     return Worker(
         client,
         task_queue=settings.io_task_queue,
-        workflows=[DocumentWorkflow],
+        workflows=[DocumentWorkflow, ReleaseWorkflow],
         activities=io_activities(settings, store, area),
         # Threads up to the ceiling; the live limit decides how many are busy.
         activity_executor=ThreadPoolExecutor(MAX_LIMIT),

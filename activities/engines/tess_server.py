@@ -39,15 +39,13 @@ import time
 import numpy as np
 import numpy.typing as npt
 
+from custody.errors import HelperError as HelperError
+
 _REQUEST = struct.Struct("<IIII")
 _FRAME = struct.Struct("<BI")
 _OK, _FAILED = 0, 1
 _KILL_GRACE_S = 5.0  # past the page deadline, before an unanswering helper is killed
 _LIBRARY = "libtesseract.so.5"
-
-
-class HelperError(RuntimeError):
-    """The helper could not start, died, or failed a page; the message has no page text."""
 
 
 class TesseractHelper:

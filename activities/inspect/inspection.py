@@ -81,11 +81,14 @@ def inspect_path(path: Path, limits: Limits) -> Inspection:
     media_type = sniff(path)
     if media_type != "application/pdf":
         return _inspect_image(path, media_type, limits)
-    # Imported here: pdfcheck needs ``Inspection`` from this module, and a
-    # process that only wants the model need not load pdfium.
+    # Imported here: a process that only sniffs (the worker, before it forks
+    # a child) need not load pdfium; the child preloads it (``_preload``).
     from activities.inspect.pdfcheck import inspect_pdf
 
-    return inspect_pdf(path, limits)
+    pdf = inspect_pdf(path, limits)
+    return Inspection(
+        media_type=media_type, pages=pdf.pages, max_page_pixels=pdf.max_page_pixels, notes=pdf.notes
+    )
 
 
 def check_size(path: Path, limits: Limits) -> int:

@@ -9,13 +9,13 @@ stream, so a 35000x35000 CCITT page costs microseconds, not gigabytes.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from activities.inspect.inspection import Inspection
 from activities.inspect.pdfraw import RawFindings, read_pdf
 from custody.errors import Code, DocumentRejected
 from custody.limits import PolicyLimits as Limits
@@ -27,7 +27,16 @@ _LOCKED = {
 _POINTS_PER_INCH = 72
 
 
-def inspect_pdf(path: Path, limits: Limits) -> Inspection:
+@dataclass(frozen=True)
+class PdfFacts:
+    """What the rules learned of an accepted PDF; ``inspection`` makes it the verdict."""
+
+    pages: int
+    max_page_pixels: int
+    notes: list[str]
+
+
+def inspect_pdf(path: Path, limits: Limits) -> PdfFacts:
     """Apply the PDF rules to ``path``; raise ``DocumentRejected`` on the first broken one."""
     # One read: pdfium and the raw scan see the same bytes.
     data = path.read_bytes()
@@ -46,9 +55,7 @@ def inspect_pdf(path: Path, limits: Limits) -> Inspection:
         raise DocumentRejected(Code.CORRUPT, "pdfium could not read a page") from exc
     finally:
         pdf.close()
-    return Inspection(
-        media_type="application/pdf", pages=pages, max_page_pixels=largest, notes=notes
-    )
+    return PdfFacts(pages=pages, max_page_pixels=largest, notes=notes)
 
 
 def _open(data: bytes) -> Any:

@@ -15,21 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO, Protocol, runtime_checkable
 
-
-class StoreError(Exception):
-    """Base of store errors; messages carry keys, never object content."""
-
-
-class ObjectMissing(StoreError, KeyError):
-    """No object at that key."""
-
-
-class ObjectExists(StoreError):
-    """A conditional create found the key taken (raised by ``create_or_raise``)."""
-
-
-class StoreUnavailable(StoreError):
-    """The backend could not be reached or failed transiently; retry later."""
+# The store's errors live with every other exception; imported here by their old names.
+from custody.errors import ObjectExists as ObjectExists
+from custody.errors import ObjectMissing as ObjectMissing
+from custody.errors import StoreError as StoreError
+from custody.errors import StoreUnavailable as StoreUnavailable
 
 
 @runtime_checkable

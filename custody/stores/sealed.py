@@ -40,9 +40,9 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers import AEADEncryptionContext, Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from custody.errors import Code, Quarantined
+from custody.errors import SealInvalid as SealInvalid
 from custody.keys import Keyring
-from custody.stores.base import ObjectStore, StoreError
+from custody.stores.base import ObjectStore
 
 MAGIC = b"CSTDY\x01"
 _VERSIONED = b"CSTK"
@@ -52,16 +52,6 @@ _CHUNK = 1 << 20
 _HEADER = struct.Struct(f">{len(MAGIC)}sQ{_NONCE}s{_KEY + _TAG}s{_NONCE}s")
 OVERHEAD = _HEADER.size + _TAG
 _SCOPE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
-
-
-class SealInvalid(Quarantined, StoreError):
-    """A stored object is not sealed, was altered, or was moved from another key.
-
-    Quarantined and never retried: the bytes will not change on a retry, and an
-    altered object is for a person to look at.
-    """
-
-    code = Code.SEAL_INVALID
 
 
 def tenant_scope(key: str) -> str:

@@ -28,14 +28,15 @@ from activities.engines.selection import build_engine, give_cores
 from activities.output import PAGE_SEPARATOR
 from activities.pages.raster import GrayPage, iter_pages
 from custody import cpus
+from custody.errors import Code
 from custody.models import Word
 from custody.settings import Settings
 from starter.bench import pipeline as bench_pipeline
 from starter.bench.pipeline import Pipeline
 from starter.bench.report import Figures, figures, plot, ratios_of, table, totals_of
-from starter.client.submit import CustodyClient
+from starter.cli.output import Exit, emit, fail
+from starter.client.connect import CustodyClient
 
-ENGINES = ("easyocr_default", "tesseract", "custody", "pipeline")
 _MEDIA_TYPES = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
@@ -45,16 +46,6 @@ _MEDIA_TYPES = {
     ".pdf": "application/pdf",
 }
 Recogniser = Callable[[GrayPage, int], str]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
-    parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
-    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
-    parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
-    parser.add_argument(
-        "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
-    )
 
 
 def default_corpus() -> Path:
@@ -78,22 +69,16 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     corpus = args.corpus or default_corpus()
     docs = documents(corpus, args.limit) if corpus.is_dir() else []
     if not docs:
-        print(f"no scans with ground truth under {corpus}", file=sys.stderr)
-        return 2
+        return fail(args.json, Code.USAGE, f"no scans with ground truth under {corpus}", Exit.USAGE)
     # torch's notices about CPU-only pinning and quantisation: noise here.
     warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     results = asyncio.run(_bench(docs, list(args.engines), settings, args.stream_rounds))
     results["corpus"] = str(corpus)
-    if args.json:
-        import json
-
-        print(json.dumps(results, indent=2))
-    else:
-        print(table(results))
+    emit(args, results, table(results))
     if args.plot:
         plot(results, args.plot)
-    return 0
+    return Exit.OK
 
 
 async def _bench(docs: list[Path], engines: list[str], settings: Settings, rounds: int) -> Figures:

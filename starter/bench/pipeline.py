@@ -48,7 +48,8 @@ from custody.models import DocState, DocumentResult, PageText, SignedRecord
 from custody.settings import Settings
 from starter.bench.report import Figures
 from starter.bench.sched import EngineClock, EngineWatch
-from starter.client.submit import CustodyClient, submit, wait
+from starter.client.connect import CustodyClient
+from starter.client.submit import submit, wait
 
 #: Engine settings the OCR worker must share with the benchmark's own engine.
 _PASSED = ("CUSTODY_OCR_", "CUSTODY_LIMIT_", "CUSTODY_TORCH_")

@@ -23,7 +23,7 @@ from custody.stores import open_store
 from custody.stores.s3 import S3Store
 from starter.chaos.outside import BUCKET
 from starter.chaos.trial import Context, Doc, Trial, run_trial, variants
-from starter.client.submit import CustodyClient
+from starter.client.connect import CustodyClient
 
 Scenario = Callable[[Context, Trial], Awaitable[Trial]]
 

@@ -14,7 +14,7 @@ from starter.chaos import checks
 from starter.chaos.harness import REPO, ChaosStack
 from starter.chaos.scenarios import SCENARIOS
 from starter.chaos.trial import Context, Trial
-from starter.client.submit import CustodyClient
+from starter.client.connect import CustodyClient
 
 CORPUS = REPO.parent / "shared" / "corpus"
 

@@ -18,7 +18,8 @@ from custody import ids
 from custody.models import DocState, DocumentResult
 from starter.chaos import checks
 from starter.chaos.harness import ChaosStack
-from starter.client.submit import CustodyClient, submit, wait
+from starter.client.connect import CustodyClient
+from starter.client.submit import submit, wait
 
 #: A trial's documents must be terminal within this, faults included.
 TRIAL_TIMEOUT_S = 420.0

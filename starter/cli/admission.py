@@ -16,15 +16,16 @@ from typing import Any
 
 from custody.settings import Settings
 from custody.stores import open_store
-from starter.cli import documents as commands
-from starter.client.submit import CustodyClient, Submission, submit
+from starter.cli.output import Exit, emit
+from starter.cli.registry import add_command, with_client
+from starter.client.connect import CustodyClient
+from starter.client.submit import Submission, submit
 from starter.edge import manual
 from starter.edge.admission import Admission, set_paused
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("admission", help="pause, resume or inspect admission control")
-    verbs = p.add_subparsers(dest="admission_verb", required=True)
+    verbs = add_command(sub, "admission").add_subparsers(dest="admission_verb", required=True)
     verbs.add_parser("pause", parents=[common], help="refuse new work (503)").set_defaults(
         handler=_pause
     )
@@ -32,26 +33,26 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         handler=_resume
     )
     verbs.add_parser("status", parents=[common], help="waiting work and bounds").set_defaults(
-        handler=_status
+        handler=with_client(_status)
     )
     manual_help = "documents parked in the manual lane"
     verbs.add_parser("manual", parents=[common], help=manual_help).set_defaults(handler=_manual)
     rel = verbs.add_parser("release", parents=[common], help="submit a parked document")
     rel.add_argument("sha256")
     rel.add_argument("--drop", action="store_true", help="discard it instead")
-    rel.set_defaults(handler=_release)
+    rel.set_defaults(handler=with_client(_release))
 
 
 def _pause(args: argparse.Namespace, settings: Settings) -> int:
     set_paused(open_store(settings), True)
-    commands.emit(args, {"paused": True}, "admission paused")
-    return 0
+    emit(args, {"paused": True}, "admission paused")
+    return Exit.OK
 
 
 def _resume(args: argparse.Namespace, settings: Settings) -> int:
     set_paused(open_store(settings), False)
-    commands.emit(args, {"paused": False}, "admission resumed")
-    return 0
+    emit(args, {"paused": False}, "admission resumed")
+    return Exit.OK
 
 
 def _manual(args: argparse.Namespace, settings: Settings) -> int:
@@ -61,20 +62,15 @@ def _manual(args: argparse.Namespace, settings: Settings) -> int:
         f"{n['reason']} since {n['parked_at']}"
         for n in notes
     ]
-    commands.emit(args, notes, "\n".join(lines) or "manual lane empty")
-    return 0
+    emit(args, notes, "\n".join(lines) or "manual lane empty")
+    return Exit.OK
 
 
-def _release(args: argparse.Namespace, settings: Settings) -> int:
-    from starter.cli.main import with_client
-
-    async def go(args: argparse.Namespace, client: CustodyClient) -> int:
-        sub = await release(client, args.sha256, args.tenant, drop=args.drop)
-        data = sub.model_dump(mode="json") if sub else {"dropped": args.sha256}
-        commands.emit(args, data, f"{'dropped' if sub is None else sub.state.value}")
-        return 0
-
-    return with_client(go)(args, settings)
+async def _release(args: argparse.Namespace, client: CustodyClient) -> int:
+    sub = await release(client, args.sha256, args.tenant, drop=args.drop)
+    data = sub.model_dump(mode="json") if sub else {"dropped": args.sha256}
+    emit(args, data, f"{'dropped' if sub is None else sub.state.value}")
+    return Exit.OK
 
 
 async def release(
@@ -90,25 +86,20 @@ async def release(
     return sub
 
 
-def _status(args: argparse.Namespace, settings: Settings) -> int:
-    # Imported here: starter.cli.main imports this module while building its parser.
-    from starter.cli.main import with_client
-
-    async def go(args: argparse.Namespace, client: CustodyClient) -> int:
-        stats = await Admission(client).refresh(force=True)
-        data: dict[str, Any] = {
-            **asdict(stats),
-            "max_waiting": settings.admission_max_waiting,
-            "max_bytes": settings.admission_max_bytes,
-            "reserved": settings.admission_reserved,
-        }
-        text = (
-            f"{'paused' if stats.paused else 'admitting'}: {stats.documents}/"
-            f"{settings.admission_max_waiting} documents, {stats.bytes}/"
-            f"{settings.admission_max_bytes} bytes waiting; oldest {stats.oldest_age_s:.0f}s; "
-            f"drain {stats.drain_per_s:.2f}/s"
-        )
-        commands.emit(args, data, text)
-        return 0
-
-    return with_client(go)(args, settings)
+async def _status(args: argparse.Namespace, client: CustodyClient) -> int:
+    settings = client.settings
+    stats = await Admission(client).refresh(force=True)
+    data: dict[str, Any] = {
+        **asdict(stats),
+        "max_waiting": settings.admission_max_waiting,
+        "max_bytes": settings.admission_max_bytes,
+        "reserved": settings.admission_reserved,
+    }
+    text = (
+        f"{'paused' if stats.paused else 'admitting'}: {stats.documents}/"
+        f"{settings.admission_max_waiting} documents, {stats.bytes}/"
+        f"{settings.admission_max_bytes} bytes waiting; oldest {stats.oldest_age_s:.0f}s; "
+        f"drain {stats.drain_per_s:.2f}/s"
+    )
+    emit(args, data, text)
+    return Exit.OK

@@ -1,29 +1,82 @@
 """``custody bench KIND``: benchmarks that report ratios measured side by side in one run.
 
-Each kind lives in its own module exposing ``add_arguments(parser)`` and
-``run(args, settings) -> int``; list it in ``BENCHES``.
+Each kind's arguments are declared here; its module (``starter.bench.KIND``,
+exposing ``run(args, settings) -> int``) is imported only when that kind runs,
+so ``custody bench ocr`` never needs the HTTP client ``bench intake`` drives.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-#: kind -> module implementing it.
-BENCHES: dict[str, str] = {
-    "ocr": "starter.bench.ocr",
-    "intake": "starter.bench.intake",
+from custody.settings import Settings
+from starter.bench import ENGINES
+from starter.cli.registry import Handler, add_command, load
+
+
+def _ocr(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
+    parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
+    parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
+    parser.add_argument(
+        "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
+    )
+
+
+def _intake(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--burst", type=int, default=300, help="documents in the burst")
+    parser.add_argument("--rate", type=float, default=200.0, help="arrivals per second")
+    parser.add_argument("--sources", type=int, default=4, help="distinct source ids")
+    parser.add_argument("--max-waiting", type=int, default=100, help="admission bound")
+    parser.add_argument("--big-mb", type=int, default=1024, help="size of the large upload")
+    parser.add_argument("--drain", action="store_true", help="run the I/O and OCR workers too")
+    parser.add_argument("--slo", type=float, default=None, help="intake SLO, s (default: setting)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds, all in")
+
+
+def _egress(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", type=Path, default=None, help="scans to publish and release")
+    parser.add_argument("--limit", type=int, default=3, help="first N documents, sorted")
+    parser.add_argument("--mark-pages", type=int, default=2, help="pages for the mark measure")
+
+
+#: kind -> (module whose ``run`` runs it, one-line help, its arguments).
+BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
+    "ocr": (
+        "starter.bench.ocr",
+        "OCR speed and accuracy: bare EasyOCR, Tesseract, Custody's OCR stage and the pipeline.",
+        _ocr,
+    ),
+    "intake": (
+        "starter.bench.intake",
+        "Replay a burst of uploads against the HTTP edge on loopback; "
+        "report admission side by side.",
+        _intake,
+    ),
+    "egress": (
+        "starter.bench.egress",
+        "Egress speed: pages per minute of render + watermark + C2PA, and a release's overhead.",
+        _egress,
+    ),
 }
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    bench = sub.add_parser("bench", help="benchmarks (ratios measured side by side)")
+    bench = add_command(sub, "bench")
     kinds = bench.add_subparsers(dest="bench_kind", required=True)
-    for kind, module_name in BENCHES.items():
-        module = importlib.import_module(module_name)
-        parser = kinds.add_parser(
-            kind, parents=[common], help=(module.__doc__ or kind).split("\n")[0]
-        )
-        module.add_arguments(parser)
-        parser.set_defaults(handler=module.run)
+    for kind, (module, text, arguments) in BENCHES.items():
+        parser = kinds.add_parser(kind, parents=[common], help=text)
+        arguments(parser)
+        parser.set_defaults(handler=_runner(module, f"bench {kind}"))
+
+
+def _runner(module: str, command: str) -> Handler:
+    def run(args: argparse.Namespace, settings: Settings) -> int:
+        code: int = load(module, command).run(args, settings)
+        return code
+
+    return run

@@ -1,4 +1,4 @@
-"""The CLI's document commands and how they print: a table for people, JSON for scripts."""
+"""``custody submit|status|result|ls``: documents in, states and text out."""
 
 from __future__ import annotations
 
@@ -12,26 +12,41 @@ from pathlib import Path
 from typing import Any
 
 from custody import ids
-from custody.errors import CustodyError, exit_code_for
+from custody.egress import EgressKind
+from custody.egress_store import hand_out
+from custody.errors import CustodyError
 from custody.models import DocState, DocumentResult
+from starter.cli.actor import operator
+from starter.cli.output import Exit, emit, for_state, rendered
+from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
+from starter.client.connect import CustodyClient
 from starter.client.read import list_documents
 from starter.client.read import result as api_result
 from starter.client.read import status as api_status
-from starter.client.submit import CustodyClient, Submission, wait
+from starter.client.submit import Submission, wait
 from starter.client.submit import submit as api_submit
 
 _COLUMNS = ("sha256", "state", "pages", "confidence", "code", "result")
 
 
-def emit(args: argparse.Namespace, data: Any, text: str) -> None:
-    print(json.dumps(data, default=str, indent=2) if args.json else text)
-
-
-def error(args: argparse.Namespace, code: str, message: str) -> None:
-    if getattr(args, "json", False):
-        print(json.dumps({"error": code, "message": message}))
-    else:
-        print(f"custody: {code}: {message}", file=sys.stderr)
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    s = add_command(sub, "submit", parents=[common])
+    s.add_argument("paths", nargs="+")
+    s.add_argument("--source-id", default=None)
+    s.add_argument("--wait", action="store_true", help="wait for terminal states")
+    s.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait at most")
+    s.set_defaults(handler=with_client(submit))
+    st = add_command(sub, "status", parents=[common])
+    st.add_argument("document", help="SHA-256 or a file path")
+    st.set_defaults(handler=with_client(status))
+    r = add_command(sub, "result", parents=[common])
+    r.add_argument("sha256")
+    r.set_defaults(handler=with_client(result))
+    ls_ = add_command(sub, "ls", parents=[common])
+    ls_.add_argument("--state", default=None)
+    ls_.add_argument("--limit", type=int, default=100)
+    add_all_tenants(ls_, "every tenant's documents")
+    ls_.set_defaults(handler=with_client(ls))
 
 
 async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
@@ -49,7 +64,7 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
     if pending:
         await _wait_all(client, pending, rows, args.timeout)
     _print_rows(args, rows, client)
-    return max((_row_exit(r) for r in rows), default=0)
+    return max((for_state(str(r.get("state"))) for r in rows), default=Exit.OK)
 
 
 def _submission_row(path: str, sub: Submission, client: CustodyClient) -> dict[str, Any]:
@@ -104,13 +119,6 @@ def _where(client: CustodyClient, key: str) -> str:
     if s.store == "s3":
         return f"s3://{s.s3_bucket}/{s.s3_prefix}{key}"
     return str(s.objects_dir.resolve() / key)
-
-
-def _row_exit(row: dict[str, Any]) -> int:
-    state = row.get("state")
-    if state == "running":
-        return 7
-    return 0 if state in ("accepted", "published") else exit_code_for(str(state))
 
 
 def _print_rows(
@@ -181,7 +189,7 @@ async def status(args: argparse.Namespace, client: CustodyClient) -> int:
     lines = [f"{k}: {v}" for k, v in data.items() if k != "transitions"]
     lines += [f"  {t['at']}  {t['state']}" for t in data["transitions"]]
     emit(args, data, "\n".join(lines))
-    return 0 if view.running else _row_exit({"state": view.state.value})
+    return Exit.OK if view.running else for_state(view.state.value)
 
 
 def _sha_of(document: str) -> str:
@@ -206,16 +214,27 @@ async def result(args: argparse.Namespace, client: CustodyClient) -> int:
         ],
     }
     confs = " ".join(f"p{p.page + 1}={p.mean_confidence:.2f}" for p in view.pages)
-    emit(args, data, f"{view.text}\n\n-- {view.record.pages} pages; confidence {confs}")
-    return 0
+    out = rendered(args, data, f"{view.text}\n\n-- {view.record.pages} pages; confidence {confs}")
+    # The text leaves the store here: the egress event for these exact bytes comes first.
+    hand_out(
+        client.store,
+        args.tenant,
+        EgressKind.READ,
+        (out + "\n").encode("utf-8"),
+        actor=operator(),
+        documents=[args.sha256],
+    )
+    print(out)
+    return Exit.OK
 
 
 async def ls(args: argparse.Namespace, client: CustodyClient) -> int:
-    every = bool(getattr(args, "all_tenants", False))  # --all-tenants, where the parser has it
-    if every and args.tenant:
-        raise SystemExit("custody ls: give --tenant T or --all-tenants, not both")
     rows = await list_documents(
-        client, state=args.state, tenant=args.tenant, limit=args.limit, all_tenants=every
+        client,
+        state=args.state,
+        tenant=args.tenant,
+        limit=args.limit,
+        all_tenants=every_tenant(args),
     )
     data = [r.model_dump(mode="json") for r in rows]
     text = "\n".join(
@@ -224,4 +243,4 @@ async def ls(args: argparse.Namespace, client: CustodyClient) -> int:
         for r in rows
     )
     emit(args, data, text or "no documents")
-    return 0
+    return Exit.OK

@@ -14,17 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from custody import keys
-from custody.errors import ConfigurationError
+from custody.errors import Code, ConfigurationError
 from custody.settings import Settings
 from custody.stores import open_raw_store
-from starter.cli import documents as commands
-
-EXIT_USAGE = 2
+from starter.cli.output import Exit, emit, fail
+from starter.cli.registry import add_command
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    group = sub.add_parser("keys", help="manage encryption keys (never printed)")
-    actions = group.add_subparsers(dest="keys_action", required=True)
+    actions = add_command(sub, "keys").add_subparsers(dest="keys_action", required=True)
     init = actions.add_parser("init", parents=[common], help="create a new key set")
     init.add_argument("--development", action="store_true", help="mark it as development keys")
     init.set_defaults(handler=init_keys)
@@ -46,8 +44,8 @@ def init_keys(args: argparse.Namespace, settings: Settings) -> int:
     ring = keys.init_keyring(keys.keys_dir(settings), development=args.development)
     info: dict[str, Any] = {"directory": str(ring.directory), "payload_key": ring.current()[0]}
     info["development"] = ring.development
-    commands.emit(args, info, f"keys created in {info['directory']} ({info['payload_key']})")
-    return 0
+    emit(args, info, f"keys created in {info['directory']} ({info['payload_key']})")
+    return Exit.OK
 
 
 def rotate_keys(args: argparse.Namespace, settings: Settings) -> int:
@@ -57,11 +55,11 @@ def rotate_keys(args: argparse.Namespace, settings: Settings) -> int:
         version = keys.rotate_kek(directory, args.tenant)
         info = {"tenant": args.tenant, "kek_version": version}
         text = f"tenant {args.tenant}: new KEK version {version}; older objects still open"
-        commands.emit(args, info, text)
-        return 0
+        emit(args, info, text)
+        return Exit.OK
     kid = keys.rotate(directory)
-    commands.emit(args, {"payload_key": kid}, f"new payload key {kid}; older keys still decrypt")
-    return 0
+    emit(args, {"payload_key": kid}, f"new payload key {kid}; older keys still decrypt")
+    return Exit.OK
 
 
 def list_keys(args: argparse.Namespace, settings: Settings) -> int:
@@ -76,15 +74,14 @@ def list_keys(args: argparse.Namespace, settings: Settings) -> int:
     lines = [f"keys: {info['source']}" + (" (DEVELOPMENT)" if ring.development else "")]
     lines += [f"payload {k}{' (newest)' if k == newest else ''}" for k in sorted(ring.payload)]
     lines += [f"tenant {scope}: {state}" for scope, state in ring.scopes().items()]
-    commands.emit(args, info, "\n".join(lines))
-    return 0
+    emit(args, info, "\n".join(lines))
+    return Exit.OK
 
 
 def shred_tenant(args: argparse.Namespace, settings: Settings) -> int:
     """Destroy the tenant's KEK, then record who did it and when (plain, outside any KEK)."""
     if args.confirm != args.scope:
-        commands.error(args, "USAGE", "--confirm must repeat the tenant exactly")
-        return EXIT_USAGE
+        return fail(args.json, Code.USAGE, "--confirm must repeat the tenant exactly", Exit.USAGE)
     keys.shred(_directory(settings), args.scope)
     event = {
         "event": "tenant_shredded",
@@ -94,8 +91,8 @@ def shred_tenant(args: argparse.Namespace, settings: Settings) -> int:
     }
     # A second shred of the same tenant keeps the first record.
     open_raw_store(settings).create(f"shred/{args.scope}.json", json.dumps(event).encode())
-    commands.emit(args, event, f"tenant {args.scope} shredded; its objects are unreadable")
-    return 0
+    emit(args, event, f"tenant {args.scope} shredded; its objects are unreadable")
+    return Exit.OK
 
 
 def _directory(settings: Settings) -> Path:

@@ -15,17 +15,16 @@ import getpass
 import socket
 from typing import Any
 
+from custody.errors import Code
 from custody.ocr_config import ConfigEntry, ConfigRegistry
 from custody.settings import Settings
 from custody.stores import open_raw_store
-from starter.cli import documents as commands
-
-EXIT_USAGE = 2
+from starter.cli.output import Exit, emit, fail
+from starter.cli.registry import add_command
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    ocr = sub.add_parser("ocr", help="the OCR stage's configuration")
-    groups = ocr.add_subparsers(dest="ocr_group", required=True)
+    groups = add_command(sub, "ocr").add_subparsers(dest="ocr_group", required=True)
     config = groups.add_parser("config", parents=[common], help="show the active configuration")
     config.set_defaults(handler=show)
     actions = config.add_subparsers(dest="config_action")
@@ -77,23 +76,23 @@ def show(args: argparse.Namespace, settings: Settings) -> int:
         text = "\n".join(lines)
     if pinned is not None:
         text += f"\npinned: {pinned.digest} (workers started now run it)"
-    commands.emit(args, data, text)
-    return 0
+    emit(args, data, text)
+    return Exit.OK
 
 
 def show_history(args: argparse.Namespace, settings: Settings) -> int:
     entries = _registry(settings).history()
     data = [e.model_dump(mode="json") for e in entries]
-    commands.emit(args, data, "\n".join(map(_describe, entries)) or "no history yet")
-    return 0
+    emit(args, data, "\n".join(map(_describe, entries)) or "no history yet")
+    return Exit.OK
 
 
 def rollback_config(args: argparse.Namespace, settings: Settings) -> int:
     registry = _registry(settings)
     previous = registry.previous()
     if previous is None:
-        commands.error(args, "NOTHING_TO_ROLL_BACK", "no earlier configuration is recorded")
-        return EXIT_USAGE
+        message = "no earlier configuration is recorded"
+        return fail(args.json, Code.NOTHING_TO_ROLL_BACK, message, Exit.USAGE)
     return _pin(args, registry, previous)
 
 
@@ -101,19 +100,19 @@ def pin_config(args: argparse.Namespace, settings: Settings) -> int:
     registry = _registry(settings)
     entry = registry.find(args.ref)
     if entry is None:
-        commands.error(args, "UNKNOWN_CONFIG", f"no activated configuration {args.ref!r}")
-        return EXIT_USAGE
+        message = f"no activated configuration {args.ref!r}"
+        return fail(args.json, Code.UNKNOWN_CONFIG, message, Exit.USAGE)
     return _pin(args, registry, entry)
 
 
 def _pin(args: argparse.Namespace, registry: ConfigRegistry, entry: ConfigEntry) -> int:
     pinned = registry.pin(entry, _actor(), args.reason)
     text = f"pinned {pinned.digest} (#{entry.seq}); restart OCR workers to run it"
-    commands.emit(args, pinned.model_dump(mode="json"), text)
-    return 0
+    emit(args, pinned.model_dump(mode="json"), text)
+    return Exit.OK
 
 
 def unpin_config(args: argparse.Namespace, settings: Settings) -> int:
     entry = _registry(settings).unpin(_actor(), args.reason)
-    commands.emit(args, entry.model_dump(mode="json"), "unpinned; workers follow their settings")
-    return 0
+    emit(args, entry.model_dump(mode="json"), "unpinned; workers follow their settings")
+    return Exit.OK

@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from custody.errors import Code
 from custody.pools import MAX_LIMIT, POOLS, effective_limits, read_limits, set_limit
 from custody.settings import Settings
 from custody.stores import open_store
-from starter.cli import documents as commands
+from starter.cli.output import Exit, emit, fail
+from starter.cli.registry import add_command
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("pools", help="live concurrency limits of the OCR and I/O pools")
-    verbs = p.add_subparsers(dest="pools_verb", required=True)
+    verbs = add_command(sub, "pools").add_subparsers(dest="pools_verb", required=True)
     s = verbs.add_parser("set", parents=[common], help="set a pool's limit on every worker")
     s.add_argument("pool", choices=POOLS)
     s.add_argument("limit", type=int)
@@ -34,8 +35,7 @@ def _set(args: argparse.Namespace, settings: Settings) -> int:
     try:
         set_limit(open_store(settings), args.pool, args.limit)
     except ValueError as err:
-        commands.emit(args, {"error": str(err)}, str(err))
-        return 2
+        return fail(args.json, Code.USAGE, str(err), Exit.USAGE)
     return _status(args, settings)
 
 
@@ -56,7 +56,5 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
     text = ", ".join(
         f"{p} {n}{' (set)' if p in stored else ' (default)'}" for p, n in limits.items()
     )
-    commands.emit(
-        args, data, f"pools: {text}; workers apply changes within {settings.pool_refresh_s:g}s"
-    )
-    return 0
+    emit(args, data, f"pools: {text}; workers apply changes within {settings.pool_refresh_s:g}s")
+    return Exit.OK

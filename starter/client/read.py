@@ -16,16 +16,19 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
+from custody.errors import NotFound
 from custody.models import (
     DocState,
     DocumentResult,
     DocumentStatus,
+    OutcomeRecord,
     PageText,
     ResultRecord,
     SignedRecord,
 )
-from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT
-from starter.client.submit import CustodyClient, NotFound, _from_store, _handle
+from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
+from custody.stores import ObjectStore
+from starter.client.connect import CustodyClient
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -62,13 +65,13 @@ class ListRow(BaseModel):
 
 async def status(client: CustodyClient, sha256: str, tenant: str | None = None) -> StatusView:
     wid = ids.workflow_id(sha256, tenant)
-    handle = _handle(client, sha256, tenant)
+    handle = client.handle(sha256, tenant)
     try:
         desc = await handle.describe()
     except RPCError as err:
         if err.status != RPCStatusCode.NOT_FOUND:
             raise
-        return _view(_from_store(client.store, sha256, tenant), wid, None, None)
+        return _view(from_store(client.store, sha256, tenant), wid, None, None)
     if desc.status == WorkflowExecutionStatus.RUNNING:
         live: DocumentStatus = await handle.query("status", result_type=DocumentStatus)
         return StatusView(
@@ -135,7 +138,7 @@ async def list_documents(
     One tenant's (``tenant=None``: documents submitted without one); every
     tenant's only with ``all_tenants``, an operator's explicit choice.
     """
-    clauses = ["WorkflowType = 'DocumentWorkflow'"]
+    clauses = [f"WorkflowType = '{WORKFLOW_NAME}'"]
     if state:
         clauses.append(f"{SA_STATE} = '{DocState(state).value}'")
     if not all_tenants:
@@ -162,3 +165,53 @@ async def list_documents(
 
 def _kw(name: str) -> SearchAttributeKey[str]:
     return SearchAttributeKey.for_keyword(name)
+
+
+def from_store(store: ObjectStore, sha256: str, tenant: str | None) -> DocumentResult:
+    """After Temporal's retention the stored records still answer."""
+    record = published(store, sha256, tenant)
+    if record is not None:
+        return DocumentResult(
+            sha256=sha256,
+            tenant=tenant,
+            state=DocState.PUBLISHED,
+            attempts=record.attempts,
+            pages=record.pages,
+            mean_confidence=record.mean_confidence,
+            record_key=ids.record_key(sha256, tenant),
+            text_key=record.text_key,
+            workflow_id=record.workflow_id,
+            run_id=record.run_id,
+            transitions=record.transitions,
+        )
+    outcome = latest_outcome(store, sha256, tenant)
+    if outcome is None:
+        raise NotFound(sha256)
+    return DocumentResult(
+        sha256=sha256,
+        tenant=tenant,
+        state=outcome.state,
+        code=outcome.code,
+        attempts=outcome.attempts,
+        record_key=ids.outcome_key(sha256, tenant, outcome.run_id),
+        workflow_id=outcome.workflow_id,
+        run_id=outcome.run_id,
+        transitions=outcome.transitions,
+    )
+
+
+def published(store: ObjectStore, sha256: str, tenant: str | None) -> ResultRecord | None:
+    """The published record of these bytes; it outlives Temporal's retention."""
+    key = ids.record_key(sha256, tenant)
+    if not store.exists(key):
+        return None
+    return SignedRecord.model_validate_json(store.get(key)).record
+
+
+def latest_outcome(store: ObjectStore, sha256: str, tenant: str | None) -> OutcomeRecord | None:
+    """The most recent rejection or quarantine of these bytes, if any."""
+    outcomes = [
+        OutcomeRecord.model_validate_json(store.get(key))
+        for key in store.list(ids.outcome_prefix(sha256, tenant))
+    ]
+    return max(outcomes, key=lambda o: o.concluded_at, default=None)

@@ -1,25 +1,28 @@
 """What upstream Python systems call: ``submit`` a document, ``wait`` for it.
 
-    custody = await CustodyClient.connect(Settings())
-    sub = await submit(custody, "referral.pdf", source_id="fax-7", tenant="clinic-a")
-    result = await wait(custody, sub.sha256, tenant="clinic-a")
+    custody = await starter.connect()
+    sub = await starter.submit(custody, "referral.pdf", source_id="fax-7", tenant="clinic-a")
+    result = await starter.wait(custody, sub.sha256, tenant="clinic-a")
 
 A submission is keyed by the SHA-256 of its exact bytes (scoped by tenant).
 Submitting the same bytes again, while running or long after, converges on the
 one workflow and its one result: no second OCR, no second record.
+
+The workflow is started by its registered name, so this module never imports
+the workflow code (and, through it, the activities and their libraries).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 from pydantic import BaseModel
-from temporalio.client import Client, WorkflowHandle
 from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
@@ -31,45 +34,30 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
-from custody.converter import data_converter
 from custody.errors import Code, DocumentRejected
-from custody.keys import load_keyring
-from custody.models import (
-    DocState,
-    DocumentInput,
-    DocumentResult,
-    OutcomeRecord,
-    ResultRecord,
-    SignedRecord,
-)
-from custody.queues import SA_REASON, SA_SHA256, SA_SOURCE_ID, SA_STATE, SA_TENANT
+from custody.models import DocState, DocumentInput, DocumentResult, ResultRecord
+from custody.queues import SA_REASON, SA_SHA256, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
 from custody.refs import RefKeys
-from custody.settings import Settings
-from custody.stores import ObjectStore, open_store
-from workflows.document import DocumentWorkflow
-
-if TYPE_CHECKING:
-    from starter.edge.admission import Admission
+from starter.client.connect import CustodyClient
+from starter.client.read import from_store, published
 
 _CHUNK = 1 << 20
 
 
-@dataclass
-class CustodyClient:
-    """A Temporal client, the object store and the settings they were built from."""
+@dataclass(frozen=True)
+class AdmissionRequest:
+    """New work an admission hook may refuse: asked before any byte is uploaded."""
 
-    temporal: Client
-    store: ObjectStore
-    settings: Settings
+    workflow_id: str
+    size_bytes: int
+    source_id: str | None
+    tenant: str | None
+    #: The caller asks for the reserved lane (an urgent document).
+    priority: bool = False
 
-    @classmethod
-    async def connect(cls, settings: Settings) -> CustodyClient:
-        temporal = await Client.connect(
-            settings.temporal_address,
-            namespace=settings.temporal_namespace,
-            data_converter=data_converter(load_keyring(settings)),
-        )
-        return cls(temporal=temporal, store=open_store(settings), settings=settings)
+
+#: Raises (the edge's ``AdmissionRejected``) to refuse; returns to admit.
+Admit = Callable[[AdmissionRequest], Awaitable[None]]
 
 
 class Submission(BaseModel):
@@ -83,10 +71,6 @@ class Submission(BaseModel):
     record: ResultRecord | None = None
 
 
-class NotFound(LookupError):
-    """No document with that SHA-256 for this tenant."""
-
-
 async def submit(
     client: CustodyClient,
     document: str | Path | bytes,
@@ -94,14 +78,14 @@ async def submit(
     source_id: str | None = None,
     tenant: str | None = None,
     signer: dict[str, str] | None = None,
-    admission: Admission | None = None,
+    admit: Admit | None = None,
     priority: bool = False,
     captured_at: datetime | None = None,
 ) -> Submission:
     """Hand one document to Custody; returns at once (OCR runs asynchronously).
 
-    With ``admission``, new work past its bounds raises ``AdmissionRejected``;
-    ``priority`` documents may use its reserved lane.
+    With ``admit``, new work is asked for first (documents already published
+    are not): the hook raises to refuse, and ``priority`` asks for a reserved lane.
     """
     ids.check_tenant(tenant)
     ids.check_source_id(source_id)
@@ -109,7 +93,7 @@ async def submit(
         sha256, size = _hash_stream(src, client.settings.limits.max_bytes)
         wid = ids.workflow_id(sha256, tenant)
         # The published record outlives Temporal's retention: it is the dedupe index.
-        record = _published(client.store, sha256, tenant)
+        record = published(client.store, sha256, tenant)
         if record is not None:
             return Submission(
                 sha256=sha256,
@@ -120,10 +104,8 @@ async def submit(
                 size_bytes=size,
                 record=record,
             )
-        # --- admission control (starter.edge.admission): refuse before any upload ---
-        if admission is not None:
-            await admission.admit(wid, size, source_id or tenant or "_", priority=priority)
-        # --- end admission control ---
+        if admit is not None:  # refuse before any upload
+            await admit(AdmissionRequest(wid, size, source_id, tenant, priority))
         src.seek(0)
         client.store.create_from_file(ids.intake_key(sha256, tenant), src)
     intake = ids.intake_key(sha256, tenant)
@@ -164,8 +146,9 @@ async def _start(client: CustodyClient, inp: DocumentInput, wid: str) -> bool:
     """
     try:
         handle = await client.temporal.start_workflow(
-            DocumentWorkflow.run,
+            WORKFLOW_NAME,
             inp,
+            result_type=DocumentResult,
             id=wid,
             task_queue=inp.io_task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
@@ -198,71 +181,13 @@ def _summary(inp: DocumentInput) -> str:
 
 async def wait(client: CustodyClient, sha256: str, *, tenant: str | None = None) -> DocumentResult:
     """Block until the document reaches a terminal state; its result."""
-    handle = _handle(client, sha256, tenant)
+    handle = client.handle(sha256, tenant)
     try:
         return await handle.result()
     except RPCError as err:
         if err.status != RPCStatusCode.NOT_FOUND:
             raise
-    return _from_store(client.store, sha256, tenant)
-
-
-def _handle(
-    client: CustodyClient, sha256: str, tenant: str | None
-) -> WorkflowHandle[DocumentWorkflow, DocumentResult]:
-    return client.temporal.get_workflow_handle_for(
-        DocumentWorkflow.run, ids.workflow_id(sha256, tenant)
-    )
-
-
-def _from_store(store: ObjectStore, sha256: str, tenant: str | None) -> DocumentResult:
-    """After Temporal's retention the stored records still answer."""
-    record = _published(store, sha256, tenant)
-    if record is not None:
-        return DocumentResult(
-            sha256=sha256,
-            tenant=tenant,
-            state=DocState.PUBLISHED,
-            attempts=record.attempts,
-            pages=record.pages,
-            mean_confidence=record.mean_confidence,
-            record_key=ids.record_key(sha256, tenant),
-            text_key=record.text_key,
-            workflow_id=record.workflow_id,
-            run_id=record.run_id,
-            transitions=record.transitions,
-        )
-    outcome = latest_outcome(store, sha256, tenant)
-    if outcome is None:
-        raise NotFound(sha256)
-    key = ids.outcome_key(sha256, tenant, outcome.run_id)
-    return DocumentResult(
-        sha256=sha256,
-        tenant=tenant,
-        state=outcome.state,
-        code=outcome.code,
-        attempts=outcome.attempts,
-        record_key=key,
-        workflow_id=outcome.workflow_id,
-        run_id=outcome.run_id,
-        transitions=outcome.transitions,
-    )
-
-
-def _published(store: ObjectStore, sha256: str, tenant: str | None) -> ResultRecord | None:
-    key = ids.record_key(sha256, tenant)
-    if not store.exists(key):
-        return None
-    return SignedRecord.model_validate_json(store.get(key)).record
-
-
-def latest_outcome(store: ObjectStore, sha256: str, tenant: str | None) -> OutcomeRecord | None:
-    """The most recent rejection or quarantine of these bytes, if any."""
-    outcomes = [
-        OutcomeRecord.model_validate_json(store.get(key))
-        for key in store.list(ids.outcome_prefix(sha256, tenant))
-    ]
-    return max(outcomes, key=lambda o: o.concluded_at, default=None)
+    return from_store(client.store, sha256, tenant)
 
 
 class _open:

@@ -1,5 +1,8 @@
 """Admission control: the same rules for the HTTP edge and the Python ``submit``.
 
+``submit(..., admit=admission.admit)`` asks :meth:`Admission.admit` before any
+upload; the client knows only the hook's shape (``starter.client.submit.Admit``).
+
 "Waiting" means accepted and not yet through OCR: a running DocumentWorkflow on
 this deployment's I/O task queue whose ``CustodyState`` is accepted, staged or
 validated (validated includes the few documents on an OCR slot right now).
@@ -25,15 +28,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from custody import ids
-from custody.errors import AdmissionRejected
-from custody.queues import SA_STATE
+from custody.errors import AdmissionReason, AdmissionRejected
+from custody.queues import SA_STATE, WORKFLOW_NAME
 from custody.stores import ObjectStore
 from custody.stores.base import ObjectMissing
+from starter.client.submit import AdmissionRequest
+from starter.edge import metrics
 
 if TYPE_CHECKING:
-    from starter.client.submit import CustodyClient
-
-from starter.edge import metrics
+    from starter.client.connect import CustodyClient
 
 STATE_KEY = "admission/state.json"
 PAUSED_RETRY_S = 60.0
@@ -90,17 +93,25 @@ class Admission:
         self._drained: deque[tuple[float, int]] = deque()
         self._lock = asyncio.Lock()
 
-    async def admit(self, wid: str, size: int, source: str, *, priority: bool = False) -> None:
-        """Reserve a place for one document or raise :class:`AdmissionRejected`."""
+    async def admit(self, request: AdmissionRequest) -> None:
+        """Reserve a place for one document or raise :class:`AdmissionRejected`.
+
+        The rate bucket is the source's, else the tenant's.
+        """
         await self.refresh()
+        source = request.source_id or request.tenant or "_"
         # No await between the decision and the reservation: concurrent
         # requests in this process cannot both take the last place.
         try:
-            self._decide(size, source, priority)
+            self._decide(request.size_bytes, source, request.priority)
         except AdmissionRejected as err:
             metrics.ADMISSION_REJECTIONS.labels(err.reason).inc()
             raise
-        self._reserved[wid] = (size, datetime.now(UTC), time.monotonic())
+        self._reserved[request.workflow_id] = (
+            request.size_bytes,
+            datetime.now(UTC),
+            time.monotonic(),
+        )
 
     async def precheck(self, size: int, source: str, *, priority: bool = False) -> None:
         """Refuse early, before a body is read, if :meth:`admit` would refuse now."""
@@ -137,20 +148,20 @@ class Admission:
 
     def _decide(self, size: int, source: str, priority: bool, consume: bool = True) -> None:
         if self._snap.paused:
-            raise AdmissionRejected("paused", PAUSED_RETRY_S)
+            raise AdmissionRejected(AdmissionReason.PAUSED, PAUSED_RETRY_S)
         bucket = None if priority else self._bucket(source)
         if bucket is not None and bucket.tokens < 1:
             wait = (1 - bucket.tokens) / self._s.admission_source_rate
-            raise AdmissionRejected("source_rate", max(1.0, wait))
+            raise AdmissionRejected(AdmissionReason.SOURCE_RATE, max(1.0, wait))
         stats = self.stats()
         max_docs, max_bytes = self._bounds(priority)
         if stats.documents + 1 > max_docs:
             raise AdmissionRejected(
-                "waiting_documents", self._retry(stats.documents + 1 - max_docs)
+                AdmissionReason.WAITING_DOCUMENTS, self._retry(stats.documents + 1 - max_docs)
             )
         if stats.bytes + size > max_bytes:
             share = (stats.bytes + size - max_bytes) / max(1, stats.bytes / max(1, stats.documents))
-            raise AdmissionRejected("waiting_bytes", self._retry(share))
+            raise AdmissionRejected(AdmissionReason.WAITING_BYTES, self._retry(share))
         if bucket is not None and consume:
             bucket.tokens -= 1
 
@@ -223,7 +234,7 @@ class Admission:
 
     async def _list_waiting(self) -> list[tuple[str, datetime]]:
         query = (
-            f"WorkflowType = 'DocumentWorkflow' AND ExecutionStatus = 'Running' "
+            f"WorkflowType = '{WORKFLOW_NAME}' AND ExecutionStatus = 'Running' "
             f"AND TaskQueue = '{self._s.io_task_queue}' "
             f"AND {SA_STATE} IN ('accepted', 'staged', 'validated')"
         )

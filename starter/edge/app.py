@@ -1,7 +1,9 @@
-"""``custody serve``: the authenticated HTTP intake edge (Starlette on uvicorn).
+"""The authenticated HTTP intake edge (Starlette on uvicorn; ``custody serve`` runs it).
 
     PUT|POST /v1/documents        raw body -> 202 {sha256, state, workflow_id, deduplicated}
     GET      /v1/documents/{sha}  state, and the result once published (caller's tenant only)
+    POST     /v1/releases         {documents, recipient, policy} -> 202 a release (.releases)
+    GET      /v1/releases/{id}    the release's state, and its files once delivered
     GET      /openapi.json, /metrics
 
 Every refusal is ``{"error": CODE, "message": ...}`` with a stable code. A
@@ -12,13 +14,11 @@ tenant's document is a 404 exactly like a missing one.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import math
 import time
 from typing import Any
 
-import uvicorn
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -28,23 +28,25 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from custody import ids
-from custody.errors import AdmissionRejected, CustodyError
-from custody.settings import Settings
-from custody.stores import StoreUnavailable, open_store
-from starter.client.submit import CustodyClient, NotFound, submit
+from custody.egress import EgressKind
+from custody.egress_store import hand_out
+from custody.errors import AdmissionReason, AdmissionRejected, Code, CustodyError, NotFound
+from custody.stores import StoreUnavailable
+from starter.client.connect import CustodyClient
+from starter.client.submit import submit
 from starter.edge import manual, metrics, tenants
 from starter.edge import read as edge_read
 from starter.edge.admission import Admission
 from starter.edge.openapi import SPEC
+from starter.edge.releases import Releases
 from starter.edge.slo import SloTracker
 from starter.edge.upload import Idempotency, UploadError, private_dir, read_options, stage_body
-from workers import tracing
 
 STORE_RETRY_S = 5.0
 _TRACER = trace.get_tracer("custody.edge")
 
 
-def error(status: int, code: str, message: str, retry_after: float | None = None) -> JSONResponse:
+def error(status: int, code: Code, message: str, retry_after: float | None = None) -> JSONResponse:
     headers = {"Retry-After": str(math.ceil(retry_after))} if retry_after is not None else None
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
@@ -61,13 +63,13 @@ class Edge:
     def _tenant(self, request: Request) -> tenants.Tenant:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
-            raise UploadError(401, "UNAUTHENTICATED", "Authorization: Bearer <api key> required")
+            raise UploadError(401, Code.UNAUTHENTICATED, "Authorization: Bearer <api key> required")
         try:
             return tenants.authenticate(self.client.store, token.strip())
         except tenants.AuthError as err:
             if err.revoked:
-                raise UploadError(403, "KEY_REVOKED", "this API key was revoked") from None
-            raise UploadError(401, "UNAUTHENTICATED", "invalid API key") from None
+                raise UploadError(403, Code.KEY_REVOKED, "this API key was revoked") from None
+            raise UploadError(401, Code.UNAUTHENTICATED, "invalid API key") from None
 
     async def upload(self, request: Request) -> Response:
         started = time.perf_counter()
@@ -97,9 +99,9 @@ class Edge:
                 max_bytes=self.client.settings.limits.max_bytes,
             )
             if staged.size == 0:
-                raise UploadError(400, "EMPTY", "empty body")
+                raise UploadError(400, Code.EMPTY, "empty body")
             if staged.media_type != opts["media_type"]:
-                raise UploadError(415, "UNSUPPORTED_TYPE", "content does not match Content-Type")
+                raise UploadError(415, Code.UNSUPPORTED_TYPE, "content does not match Content-Type")
             return await self._accept(tenant, opts, staged.path, staged.sha256)
         except UploadError as err:
             return error(err.status, err.code, err.message)
@@ -110,11 +112,11 @@ class Edge:
                 )
                 metrics.MANUAL_LANE.labels(err.reason).inc()
                 return _accepted(manual.answer(staged.sha256))
-            status = 503 if err.reason == "paused" else 429
-            return error(status, f"ADMISSION_{err.reason.upper()}", err.detail, err.retry_after)
+            status = 503 if err.reason is AdmissionReason.PAUSED else 429
+            return error(status, err.code, err.detail, err.retry_after)
         except CustodyError as err:
-            status = 413 if err.code == "TOO_LARGE" else 400
-            return error(status, str(err.code), err.detail)
+            status = 413 if err.code is Code.TOO_LARGE else 400
+            return error(status, err.code, err.detail)
         finally:
             if staged is not None:
                 staged.path.unlink(missing_ok=True)
@@ -143,7 +145,7 @@ class Edge:
             seen = await asyncio.to_thread(self.idempotency.get, tenant.name, key)
             if seen is not None and seen["body_sha256"] != sha:
                 raise UploadError(
-                    422, "IDEMPOTENCY_KEY_REUSED", "this key was used with another body"
+                    422, Code.IDEMPOTENCY_KEY_REUSED, "this key was used with another body"
                 )
             if seen is not None:
                 return _accepted(seen["answer"])
@@ -153,7 +155,7 @@ class Edge:
                 path,
                 source_id=opts["source_id"],
                 tenant=tenant.name,
-                admission=self.admission,
+                admit=self.admission.admit,
                 priority=opts["priority"] and tenant.priority,
             )
         except AdmissionRejected:
@@ -184,10 +186,21 @@ class Edge:
             ids.check_sha256(sha)
             body = await edge_read.document_view(self.client, sha, tenant.name)
         except CustodyError:
-            return error(400, "BAD_SHA256", "not a lower-case hex SHA-256")
+            return error(400, Code.BAD_SHA256, "not a lower-case hex SHA-256")
         except NotFound:
-            return error(404, "NOT_FOUND", "no such document")
-        return JSONResponse(body)
+            return error(404, Code.NOT_FOUND, "no such document")
+        data = bytes(JSONResponse(body).body)
+        if body.get("result") is not None:  # content leaves: the egress event comes first
+            await asyncio.to_thread(
+                hand_out,
+                self.client.store,
+                tenant.name,
+                EgressKind.READ,
+                data,
+                actor=tenant.key_id,
+                documents=[sha],
+            )
+        return Response(data, media_type="application/json")
 
     async def openapi(self, request: Request) -> Response:
         return JSONResponse(SPEC)
@@ -201,7 +214,7 @@ class Edge:
 async def _store_unavailable(request: Request, exc: Exception) -> Response:
     # The store is down (tenants, staging, idempotency all live there): a coded
     # 503 the client retries, not a bare 500. No detail: it is the backend's.
-    return error(503, "STORE_UNAVAILABLE", "storage is unavailable; retry later", STORE_RETRY_S)
+    return error(503, Code.STORE_UNAVAILABLE, "storage is unavailable; retry later", STORE_RETRY_S)
 
 
 def _accepted(answer: dict[str, Any]) -> JSONResponse:
@@ -211,37 +224,17 @@ def _accepted(answer: dict[str, Any]) -> JSONResponse:
 
 def create_app(client: CustodyClient, admission: Admission | None = None) -> Starlette:
     edge = Edge(client, admission or Admission(client))
+    releases = Releases(client, edge._tenant, error)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[
             Route("/v1/documents", edge.upload, methods=["PUT", "POST"]),
             Route("/v1/documents/{sha256}", edge.document, methods=["GET"]),
+            Route("/v1/releases", releases.start, methods=["POST"]),
+            Route("/v1/releases/{release_id}", releases.get, methods=["GET"]),
             Route("/openapi.json", edge.openapi, methods=["GET"]),
             Route("/metrics", edge.metrics, methods=["GET"]),
         ],
     )
     app.state.edge = edge  # for embedders (the bench) that read its trackers
     return app
-
-
-# ---- CLI: custody serve -------------------------------------------------------------
-
-
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("serve", parents=[common], help="run the HTTP intake edge")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8080)
-    p.set_defaults(handler=_serve)
-
-
-def _serve(args: argparse.Namespace, settings: Settings) -> int:
-    async def go() -> None:
-        temporal = await tracing.connect(settings, "custody-edge")
-        client = CustodyClient(temporal=temporal, store=open_store(settings), settings=settings)
-        config = uvicorn.Config(
-            create_app(client), host=args.host, port=args.port, log_level="warning"
-        )
-        await uvicorn.Server(config).serve()
-
-    asyncio.run(go())
-    return 0

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from custody import ids
+from custody.errors import AdmissionReason
 from custody.stores import ObjectStore
 from starter.edge.upload import Staged
 
 PREFIX = "manual/"
 #: The bounds whose overflow the lane takes; the rest stay refusals.
-LANE_REASONS = frozenset({"waiting_documents", "waiting_bytes"})
+LANE_REASONS = frozenset({AdmissionReason.WAITING_DOCUMENTS, AdmissionReason.WAITING_BYTES})
 _NO_TENANT = "_"
 
 

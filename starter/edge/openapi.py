@@ -7,6 +7,10 @@ from typing import Any
 _ERROR = {"$ref": "#/components/schemas/Error"}
 
 
+def _ref(schema: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{schema}"}
+
+
 def _error(description: str, retry_after: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "description": description,
@@ -113,6 +117,57 @@ SPEC: dict[str, Any] = {
                 },
             }
         },
+        "/v1/releases": {
+            "post": {
+                "operationId": "postRelease",
+                "summary": "Release published documents to a registered recipient (runs async)",
+                "description": "The same request again joins the same release: its id derives "
+                "from tenant, recipient, policy hash and documents.",
+                "security": [{"apiKey": []}],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("ReleaseRequest")}},
+                },
+                "responses": {
+                    "202": {
+                        "description": "started (or joined): state 'running'",
+                        "headers": {"Location": {"schema": {"type": "string"}}},
+                        "content": {"application/json": {"schema": _ref("Release")}},
+                    },
+                    "400": _error("malformed body (BAD_REQUEST) or document hash (BAD_SHA256)"),
+                    "401": _error("missing or invalid API key"),
+                    "403": _error("revoked API key"),
+                    "404": _error("no such recipient or policy (RECIPIENT_UNKNOWN, ...)"),
+                    "422": _error("refused: RECIPIENT_REVOKED, POLICY_INVALID, ..."),
+                    "503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True),
+                },
+            }
+        },
+        "/v1/releases/{release_id}": {
+            "get": {
+                "operationId": "getRelease",
+                "summary": "One of the caller's releases: running, delivered, refused or failed",
+                "security": [{"apiKey": []}],
+                "parameters": [
+                    {
+                        "name": "release_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "the release, with its files once delivered",
+                        "content": {"application/json": {"schema": _ref("Release")}},
+                    },
+                    "400": _error("not a release id"),
+                    "401": _error("missing or invalid API key"),
+                    "403": _error("revoked API key"),
+                    "404": _error("no such release for this tenant"),
+                },
+            }
+        },
         "/metrics": {
             "get": {
                 "operationId": "metrics",
@@ -137,6 +192,47 @@ SPEC: dict[str, Any] = {
                     "state": {"type": "string"},
                     "workflow_id": {"type": "string", "nullable": True},
                     "deduplicated": {"type": "boolean"},
+                },
+            },
+            "ReleaseRequest": {
+                "type": "object",
+                "required": ["documents", "recipient"],
+                "properties": {
+                    "documents": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": 100,
+                        "items": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    },
+                    "recipient": {"type": "string"},
+                    "policy": {"type": "string", "default": "default"},
+                },
+            },
+            "Release": {
+                "type": "object",
+                "required": ["release_id", "state", "recipient", "policy_sha256", "files"],
+                "properties": {
+                    "release_id": {"type": "string"},
+                    "state": {
+                        "type": "string",
+                        "enum": ["running", "delivered", "refused", "failed"],
+                    },
+                    "code": {"type": "string", "nullable": True},
+                    "recipient": {"type": "string"},
+                    "policy": {"type": "string", "nullable": True},
+                    "policy_sha256": {"type": "string"},
+                    "documents": {"type": "array", "items": {"type": "string"}},
+                    "files": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "sha256": {"type": "string"},
+                                "bytes": {"type": "integer"},
+                            },
+                        },
+                    },
                 },
             },
             "Document": {

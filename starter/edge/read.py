@@ -13,11 +13,12 @@ from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
+from custody.errors import NotFound
 from custody.models import DocState
 from custody.queues import SA_STATE
 from custody.stores import ObjectMissing
 from starter.client import read as queries
-from starter.client.submit import CustodyClient, NotFound, _handle
+from starter.client.connect import CustodyClient
 from starter.edge import manual
 
 
@@ -60,7 +61,7 @@ async def _state(client: CustodyClient, sha: str, tenant: str) -> dict[str, Any]
     would wait for one), so a backlog never slows this endpoint down.
     """
     try:
-        desc = await _handle(client, sha, tenant).describe()
+        desc = await client.handle(sha, tenant).describe()
     except RPCError as err:
         if err.status != RPCStatusCode.NOT_FOUND:
             raise

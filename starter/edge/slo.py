@@ -22,7 +22,7 @@ from custody.queues import SA_STATE, WORKFLOW_NAME
 from starter.edge import metrics
 
 if TYPE_CHECKING:
-    from starter.client.submit import CustodyClient
+    from starter.client.connect import CustodyClient
 
 _STATE = SearchAttributeKey.for_keyword(SA_STATE)
 # Visibility records a close a moment after it happens: look back a little and

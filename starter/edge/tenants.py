@@ -11,20 +11,18 @@ not leak working keys. The full key is shown once, when the tenant is added.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import hmac
 import json
 import secrets
 from datetime import UTC, datetime
-from typing import Any
 
 from pydantic import BaseModel
 
 from custody import ids
-from custody.settings import Settings
-from custody.stores import ObjectStore, open_store
-from starter.cli import documents as commands
+from custody.errors import AuthError as AuthError
+from custody.errors import TenantExists as TenantExists
+from custody.stores import ObjectStore
 
 _PREFIX = "cst_"
 
@@ -37,18 +35,6 @@ class Tenant(BaseModel):
     revoked_at: datetime | None = None
     #: May mark documents as priority (the reserved admission lane).
     priority: bool = False
-
-
-class AuthError(Exception):
-    """A missing, malformed or unknown key (``revoked`` False) or a revoked one."""
-
-    def __init__(self, revoked: bool = False) -> None:
-        self.revoked = revoked
-        super().__init__("revoked" if revoked else "invalid")
-
-
-class TenantExists(ValueError):
-    """A tenant of that name already exists."""
 
 
 def _tenant_key(name: str) -> str:
@@ -117,51 +103,3 @@ def authenticate(store: ObjectStore, api_key: str) -> Tenant:
     if tenant.revoked_at is not None:
         raise AuthError(revoked=True)
     return tenant
-
-
-# ---- CLI: custody tenants add|ls|revoke ---------------------------------------------
-
-
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("tenants", help="tenants and their API keys")
-    verbs = p.add_subparsers(dest="tenants_verb", required=True)
-    a = verbs.add_parser("add", parents=[common], help="create a tenant; prints its key once")
-    a.add_argument("name")
-    a.add_argument("--priority", action="store_true", help="may use the reserved lane")
-    a.set_defaults(handler=_add)
-    verbs.add_parser("ls", parents=[common], help="list tenants").set_defaults(handler=_ls)
-    r = verbs.add_parser("revoke", parents=[common], help="revoke a tenant's key")
-    r.add_argument("name")
-    r.set_defaults(handler=_revoke)
-
-
-def _add(args: argparse.Namespace, settings: Settings) -> int:
-    try:
-        tenant, api_key = add(open_store(settings), args.name, priority=args.priority)
-    except TenantExists:
-        commands.error(args, "TENANT_EXISTS", f"tenant {args.name} already exists")
-        return 2
-    data = {"tenant": tenant.name, "key_id": tenant.key_id, "api_key": api_key}
-    commands.emit(args, data, f"tenant {tenant.name}\napi key (shown once): {api_key}")
-    return 0
-
-
-def _ls(args: argparse.Namespace, settings: Settings) -> int:
-    rows = [
-        t.model_dump(mode="json", exclude={"key_sha256"})
-        for t in list_tenants(open_store(settings))
-    ]
-    lines = [
-        f"{r['name']:<24} {r['key_id']}  {'revoked' if r['revoked_at'] else 'active'}" for r in rows
-    ]
-    commands.emit(args, rows, "\n".join(lines) or "no tenants")
-    return 0
-
-
-def _revoke(args: argparse.Namespace, settings: Settings) -> int:
-    tenant = revoke(open_store(settings), args.name)
-    if tenant is None:
-        commands.error(args, "NOT_FOUND", f"no tenant {args.name}")
-        return 5
-    commands.emit(args, {"tenant": tenant.name, "revoked_at": tenant.revoked_at}, "revoked")
-    return 0

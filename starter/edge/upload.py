@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from custody import ids
-from custody.errors import CustodyError
+from custody.errors import Code, CustodyError
+from custody.errors import UploadError as UploadError
 from custody.settings import Settings
 from custody.stores import ObjectStore
 
@@ -33,14 +34,6 @@ MEDIA_TYPES: tuple[tuple[bytes, str], ...] = (
 )
 SUPPORTED = frozenset(t for _, t in MEDIA_TYPES)
 _HEAD = 8
-
-
-class UploadError(Exception):
-    """A request the edge refuses: an HTTP status and a stable code."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        self.status, self.code, self.message = status, code, message
-        super().__init__(f"{status} {code}")
 
 
 @dataclass
@@ -68,7 +61,7 @@ async def stage_body(
             async for chunk in chunks:
                 size += len(chunk)
                 if size > max_bytes:
-                    raise UploadError(413, "TOO_LARGE", f"more than {max_bytes} bytes")
+                    raise UploadError(413, Code.TOO_LARGE, f"more than {max_bytes} bytes")
                 if len(head) < _HEAD:
                     head += chunk[: _HEAD - len(head)]
                 digest.update(chunk)
@@ -79,7 +72,9 @@ async def stage_body(
     staged = Staged(path=path, sha256=digest.hexdigest(), size=size, media_type=sniff(head))
     if declared is not None and declared != size:
         path.unlink(missing_ok=True)
-        raise UploadError(400, "LENGTH_MISMATCH", f"Content-Length {declared}, body {size} bytes")
+        raise UploadError(
+            400, Code.LENGTH_MISMATCH, f"Content-Length {declared}, body {size} bytes"
+        )
     return staged
 
 
@@ -93,24 +88,26 @@ def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
     media_type = h.get("content-type", "").split(";")[0].strip().lower()
     if media_type not in SUPPORTED:
         raise UploadError(
-            415, "UNSUPPORTED_TYPE", f"Content-Type must be one of {sorted(SUPPORTED)}"
+            415, Code.UNSUPPORTED_TYPE, f"Content-Type must be one of {sorted(SUPPORTED)}"
         )
     length = _int_header(h.get("content-length"), "Content-Length", 0)
     if length is not None and length > settings.limits.max_bytes:
-        raise UploadError(413, "TOO_LARGE", f"more than {settings.limits.max_bytes} bytes")
+        raise UploadError(413, Code.TOO_LARGE, f"more than {settings.limits.max_bytes} bytes")
     pages = _int_header(h.get("custody-page-count"), "Custody-Page-Count", 1)
     if pages is not None and pages > settings.limits.max_pages:
-        raise UploadError(413, "PAGE_LIMIT", f"more than {settings.limits.max_pages} pages")
+        raise UploadError(413, Code.PAGE_LIMIT, f"more than {settings.limits.max_pages} pages")
     key = h.get("idempotency-key")
     if key is not None and not (0 < len(key) <= 255 and key.isprintable()):
         raise UploadError(
-            400, "BAD_IDEMPOTENCY_KEY", "Idempotency-Key must be 1-255 printable chars"
+            400, Code.BAD_IDEMPOTENCY_KEY, "Idempotency-Key must be 1-255 printable chars"
         )
     source_id = h.get("custody-source-id")
     try:
         ids.check_source_id(source_id)
     except CustodyError:
-        raise UploadError(400, "BAD_SOURCE_ID", "Custody-Source-Id must be an identifier") from None
+        raise UploadError(
+            400, Code.BAD_SOURCE_ID, "Custody-Source-Id must be an identifier"
+        ) from None
     priority = h.get("custody-priority", "").lower() == "high"
     return {
         "media_type": media_type,
@@ -125,7 +122,7 @@ def _int_header(value: str | None, name: str, minimum: int) -> int | None:
     if value is None:
         return None
     if not value.isdigit() or int(value) < minimum:
-        raise UploadError(400, "BAD_HEADER", f"{name} must be an integer >= {minimum}")
+        raise UploadError(400, Code.BAD_HEADER, f"{name} must be an integer >= {minimum}")
     return int(value)
 
 

@@ -20,9 +20,11 @@ from pydantic import BaseModel
 
 from custody import ids
 from custody.canonical import canonical_json
+from custody.egress import EgressKind, releases_prefix
+from custody.egress_store import SignedReceipt, hand_out
 from custody.ledger import Ledger
 from custody.models import OutcomeRecord, SignedRecord
-from custody.signing import public_keys
+from custody.signing import PublicKeyRecord, public_keys
 from custody.stores import ObjectStore
 from custody.verification import Report, verify_document
 
@@ -135,7 +137,9 @@ def sample(refs: list[DocumentRef], n: int, seed: int | None = None) -> list[Doc
     return random.Random(seed).sample(refs, min(n, len(refs)))
 
 
-def export_bundle(store: ObjectStore, sha256: str, tenant: str | None, out: Path) -> Path:
+def export_bundle(
+    store: ObjectStore, sha256: str, tenant: str | None, out: Path, *, actor: str
+) -> Path:
     """A zip an auditor can check with verify_bundle.py alone (see VERIFY.md inside)."""
     record_bytes = store.get(ids.record_key(sha256, tenant))
     signed = SignedRecord.model_validate_json(record_bytes)
@@ -152,13 +156,43 @@ def export_bundle(store: ObjectStore, sha256: str, tenant: str | None, out: Path
             z.writestr("searchable.pdf", store.get(record.pdf_key))
         z.writestr("record.json", record_bytes)
         z.writestr("packet.json", store.get(ids.packet_key(sha256, tenant)))
-        z.writestr("public_key.json", canonical_json(public_keys(store)[signed.signature.kid]))
+        keys = public_keys(store)
+        z.writestr("public_key.json", canonical_json(keys[signed.signature.kid]))
+        _add_receipts(z, store, sha256, tenant, keys, signed.signature.kid)
         for seq in range(lo, hi + 1):
             z.writestr(f"ledger/{seq:012d}.json", canonical_json(ledger.get(seq)))
         z.writestr("verify_bundle.py", _verifier_source())
         z.writestr("VERIFY.md", _VERIFY_MD.format(sha256=sha256, lo=lo, hi=hi))
-    out.write_bytes(buf.getvalue())
+    # The bundle carries the source and its text: it leaves only once the egress event is in.
+    out.write_bytes(
+        hand_out(store, tenant, EgressKind.EXPORT, buf.getvalue(), actor=actor, documents=[sha256])
+    )
     return out
+
+
+def _add_receipts(
+    z: zipfile.ZipFile,
+    store: ObjectStore,
+    sha256: str,
+    tenant: str | None,
+    keys: dict[str, PublicKeyRecord],
+    record_kid: str,
+) -> None:
+    """Every signed receipt of a release of the document, and the keys that verify them.
+
+    Only the tenant's releases are listed, and of their objects only receipts are read.
+    """
+    kids = {record_kid}
+    for key in store.list(releases_prefix(tenant)):
+        if not key.endswith("/receipt.json"):
+            continue
+        body = store.get(key)
+        signed = SignedReceipt.model_validate_json(body)
+        if sha256 in signed.receipt.sources:
+            z.writestr(f"receipts/{signed.receipt.release_id}.json", body)
+            kids.add(signed.signature.kid)
+    for kid in sorted(kids & keys.keys()):  # a receipt may be signed by a newer key
+        z.writestr(f"keys/{kid}.json", canonical_json(keys[kid]))
 
 
 def _verifier_source() -> str:
@@ -217,6 +251,12 @@ It prints PASS or FAIL for each check and exits 0 only if all pass:
   follows the one before (`seq` + 1, `prev` = previous `hash`), the record's
   `packet_event` is among them, and a `published` event names sha256(record.json).
 
-To check the public key itself, compare public_key.json with the key Custody publishes
-under `keys/signing/<kid>.json` in the evidence store, or with your own copy.
+- `receipt.signature:<release id>`, `receipt.sources:<release id>` (one pair per file in
+  receipts/, each a signed receipt of a release of this document): the Ed25519 signature over
+  the canonical JSON of `receipt` verifies with keys/<kid>.json for the `kid` it names (a
+  receipt may be signed by a newer key than the record), and the document's sha256 is among
+  the receipt's `sources`.
+
+To check the public keys themselves, compare public_key.json and keys/ with the keys Custody
+publishes under `keys/signing/<kid>.json` in the evidence store, or with your own copy.
 """

@@ -14,7 +14,11 @@ auditor can check a document without Custody's servers. It checks:
    "built"; "original" means source.bin itself is the searchable PDF);
 4. every ledger event's hash over its canonical JSON, and that each follows the
    one before it; the packet event the record names is there with that hash;
-   the ``published`` event names sha256(record.json).
+   the ``published`` event names sha256(record.json);
+5. each signed release receipt in receipts/: its Ed25519 signature over the
+   canonical JSON of ``receipt``, with the key in keys/ whose ``kid`` it names
+   (receipts may be signed by a newer key than the record), and that the
+   record's ``sha256`` is among the receipt's ``sources``.
 
 Canonical JSON: keys sorted, separators "," and ":", UTF-8, no ASCII escaping.
 Exit status 0 when every check passes, 1 otherwise.
@@ -40,16 +44,50 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def check_signature(envelope: dict, key: dict) -> bool:  # type: ignore[type-arg]
+def check_signature(envelope: dict, key: dict, signed: str = "record") -> bool:  # type: ignore[type-arg]
+    """Whether the envelope's signature is ``key``'s over the canonical JSON of its ``signed``."""
     sig = envelope["signature"]
     if sig["kid"] != key["kid"] or sig["alg"] != "Ed25519":
         return False
     public = Ed25519PublicKey.from_public_bytes(base64.b64decode(key["public_key"]))
     try:
-        public.verify(base64.b64decode(sig["sig"]), canonical(envelope["record"]))
+        public.verify(base64.b64decode(sig["sig"]), canonical(envelope[signed]))
     except InvalidSignature:
         return False
     return True
+
+
+def check_receipts(folder: Path, sha256: str) -> dict[str, bool]:
+    """Two named checks per release receipt: its signature, and that it names this document."""
+    keys = {}
+    for path in sorted((folder / "keys").glob("*.json")):
+        key = json.loads(path.read_text())
+        keys[key["kid"]] = key
+    checks = {}
+    for path in sorted((folder / "receipts").glob("*.json")):
+        rid = path.stem
+        try:
+            envelope = json.loads(path.read_bytes())
+        except ValueError:
+            envelope = {}
+        checks[f"receipt.signature:{rid}"] = _receipt_signed(envelope, keys)
+        checks[f"receipt.sources:{rid}"] = _receipt_names(envelope, rid, sha256)
+    return checks
+
+
+def _receipt_signed(envelope: dict, keys: dict) -> bool:  # type: ignore[type-arg]
+    try:
+        return check_signature(envelope, keys[envelope["signature"]["kid"]], "receipt")
+    except (ValueError, KeyError, TypeError):  # malformed, or signed by a key not in keys/
+        return False
+
+
+def _receipt_names(envelope: dict, rid: str, sha256: str) -> bool:  # type: ignore[type-arg]
+    try:
+        receipt = envelope["receipt"]
+        return bool(receipt["release_id"] == rid and sha256 in receipt["sources"])
+    except (KeyError, TypeError):
+        return False
 
 
 def check_events(events: list[dict], record: dict, record_bytes: bytes) -> list[str]:  # type: ignore[type-arg]
@@ -93,6 +131,7 @@ def main(folder: Path) -> int:
         checks["pdf.checksum"] = pdf.is_file() and sha(pdf.read_bytes()) == record["pdf_sha256"]
     elif searchable == "original":
         checks["pdf.checksum"] = record["pdf_sha256"] == record["sha256"]
+    checks.update(check_receipts(folder, record["sha256"]))
     problems = check_events(events, record, record_bytes)
     checks["ledger.chain"] = not problems
     for name, ok in checks.items():

@@ -1,4 +1,4 @@
-"""``custody codec-server``: the Temporal Web UI's remote codec endpoint.
+"""The Temporal Web UI's remote codec endpoint (``custody codec-server`` runs it).
 
 The UI (and ``temporal --codec-endpoint``) POSTs ``{"payloads": [...]}`` (the
 protobuf JSON of ``Payloads``) to ``.../decode`` or ``.../encode``; only the
@@ -10,9 +10,7 @@ CORS admits only the UI's own origin. See docs/phi.md for the browser steps.
 
 from __future__ import annotations
 
-import argparse
 import hmac
-from typing import Any
 from urllib.parse import parse_qs
 
 import uvicorn
@@ -26,7 +24,7 @@ from starlette.routing import Route
 from temporalio.api.common.v1 import Payloads
 
 from custody.codec import EncryptionCodec
-from custody.errors import ConfigurationError
+from custody.errors import Code, ConfigurationError
 from custody.keys import Keyring, require_keyring
 from custody.settings import Settings
 
@@ -69,14 +67,14 @@ def create_app(keyring: Keyring, token: str, origins: list[str]) -> Starlette:
 
     async def transcode(request: Request) -> Response:
         if not authorised(request):
-            return JSONResponse({"error": "UNAUTHORIZED"}, status_code=401)
+            return JSONResponse({"error": Code.UNAUTHORIZED}, status_code=401)
         action = request.url.path.rstrip("/").rpartition("/")[2]
         if action not in ("encode", "decode"):
-            return JSONResponse({"error": "NOT_FOUND"}, status_code=404)
+            return JSONResponse({"error": Code.NOT_FOUND}, status_code=404)
         try:
             payloads = json_format.Parse(await request.body(), Payloads())
         except json_format.ParseError:
-            return JSONResponse({"error": "BAD_REQUEST"}, status_code=400)
+            return JSONResponse({"error": Code.BAD_REQUEST}, status_code=400)
         run = codec.encode if action == "encode" else codec.decode
         result = Payloads(payloads=await run(payloads.payloads))
         return Response(json_format.MessageToJson(result), media_type="application/json")
@@ -110,23 +108,16 @@ def create_app(keyring: Keyring, token: str, origins: list[str]) -> Starlette:
     return Starlette(routes=routes, middleware=[cors])
 
 
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("codec-server", parents=[common], help="remote codec for the Web UI")
-    p.add_argument("--port", type=int, default=None, help="default: the UI port + 1")
-    p.set_defaults(handler=serve)
-
-
-def serve(args: argparse.Namespace, settings: Settings) -> int:
+def serve(settings: Settings, port: int | None = None) -> None:
+    """Serve until stopped; ``port`` defaults to the UI's port + 1."""
     keyring = require_keyring(settings)
     app = create_app(keyring, codec_token(settings, keyring), ui_origins(settings))
-    port = getattr(args, "port", None) or codec_port(settings)
     # Loopback only: the browser and the UI are on this machine.
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
-    return 0
+    uvicorn.run(app, host="127.0.0.1", port=port or codec_port(settings), log_level="warning")
 
 
 def main() -> None:
-    serve(argparse.Namespace(), Settings())
+    serve(Settings())
 
 
 if __name__ == "__main__":

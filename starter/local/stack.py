@@ -17,6 +17,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,7 @@ from custody.errors import ConfigurationError
 from custody.keys import ensure_dev_keyring
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
+from starter.client.connect import connect_temporal
 from starter.local.codec_server import codec_endpoint
 
 CODEC = "starter.local.codec_server"
@@ -146,9 +149,7 @@ class Stack:
         (self.home / "run" / f"{service.name}.pid").write_text(str(proc.pid))
 
     async def _wait_for_workers(self, timeout_s: float) -> None:
-        client = await Client.connect(
-            self.settings.temporal_address, namespace=self.settings.temporal_namespace
-        )
+        client = await connect_temporal(self.settings, service="custody-stack")
         queues = [
             (self.settings.io_task_queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
             (self.settings.ocr_task_queue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
@@ -233,9 +234,24 @@ async def ephemeral_server(**kwargs: Any) -> WorkflowEnvironment:
     is given, and never the embedded stack's state.
     """
     options: dict[str, Any] = {"data_converter": data_converter(), **kwargs}
-    return await WorkflowEnvironment.start_local(
-        dev_server_existing_path=str(temporal_binary()),
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        dev_server_log_level="error",
-        **options,
-    )
+    with stdout_to_stderr():  # the server's banner must never precede a command's JSON
+        return await WorkflowEnvironment.start_local(
+            dev_server_existing_path=str(temporal_binary()),
+            search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+            dev_server_log_level="error",
+            **options,
+        )
+
+
+@contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Point fd 1 at stderr meanwhile: a child started inside inherits fd 1, not ``sys.stdout``."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -193,7 +193,9 @@ def test_evidence_bundle_verifies_with_the_documented_procedure_alone(
 ) -> None:
     """The exported zip checks out with its own verify_bundle.py; a changed text fails it."""
     store = LocalStore(published.settings.objects_dir)
-    bundle = export_bundle(store, published.sha256, published.tenant, tmp_path / "bundle.zip")
+    bundle = export_bundle(
+        store, published.sha256, published.tenant, tmp_path / "bundle.zip", actor="auditor"
+    )
     folder = tmp_path / "unzipped"
     with zipfile.ZipFile(bundle) as z:
         z.extractall(folder)

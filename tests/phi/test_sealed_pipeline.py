@@ -50,7 +50,8 @@ from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
-from starter.client.submit import CustodyClient, submit, wait
+from starter.client.connect import CustodyClient
+from starter.client.submit import submit, wait
 from starter.local.codec_server import create_app
 from starter.local.stack import temporal_binary
 from tests.helpers import make_settings, spawn_worker
@@ -269,7 +270,7 @@ def _assert_sealed_history(history_json: dict, run: Run) -> set[str]:  # type: i
 
 def test_phi_needles_are_real_text(sealed_run: Run) -> None:
     """The searched lines exist: each document has recognised lines of 12+ characters,
-    and the run's figures are printed (pytest -s) for the README."""
+    and the run's figures are printed (pytest -s) for docs/phi.md."""
     for doc in sealed_run.docs:
         recognised = [n for n in doc.needles if n.decode() in doc.text]
         assert recognised, doc.name

@@ -23,12 +23,14 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from custody import ids, keys
+from custody.errors import NotFound
 from custody.models import DocState, DocumentResult
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client import read as queries
-from starter.client.submit import CustodyClient, NotFound, submit, wait
+from starter.client.connect import CustodyClient
+from starter.client.submit import submit, wait
 from starter.edge import tenants
 from starter.edge.app import create_app
 from tests.helpers import custody_cli, make_settings, running_pipeline

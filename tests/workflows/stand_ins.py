@@ -23,6 +23,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
 from activities.faults import failure
+from custody import ids
 from custody.errors import Code
 from custody.models import (
     CheckInput,
@@ -190,5 +191,5 @@ async def start_document(
         intake_sig="sig-intake",
     )
     return await client.start_workflow(
-        DocumentWorkflow.run, inp, id=f"branch-{sha}", task_queue=queue
+        DocumentWorkflow.run, inp, id=ids.workflow_id(sha, inp.tenant), task_queue=queue
     )

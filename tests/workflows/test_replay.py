@@ -1,7 +1,8 @@
 """Determinism: the workflow replays histories saved from real runs.
 
 ``histories/`` holds histories recorded by this module from real runs on the
-dev server (published, rejected, quarantined). ``*-v1`` and ``*-v2`` are kept
+dev server (published, rejected, quarantined; and ``release-*``, recorded by
+``test_release.py`` from delivered, refused and failed releases). ``*-v1`` and ``*-v2`` are kept
 from earlier versions of the workflow (v2: before object references were
 signed), so documents still in flight across an upgrade keep replaying; the
 unsuffixed ones are the current shape, recorded with a keyring, so their
@@ -30,19 +31,31 @@ from custody.stores.sealed import SealedStore
 from starter.client.submit import submit, wait
 from tests.helpers import FailingEngine, make_settings, running_pipeline
 from workflows.document import DocumentWorkflow
+from workflows.release import ReleaseWorkflow
 
 HISTORIES = Path(__file__).parent / "histories"
 RECORD = os.environ.get("CUSTODY_RECORD_HISTORIES") == "1"
 
 
+async def replay_and_keep(client: Client, workflow_id: str, name: str) -> None:
+    """Replay a run made now on the current code; with CUSTODY_RECORD_HISTORIES=1, save it."""
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    replayed = await _replayer().replay_workflow(history)
+    assert replayed.replay_failure is None, f"{name}: {replayed.replay_failure}"
+    if RECORD:
+        HISTORIES.mkdir(exist_ok=True)
+        (HISTORIES / f"{name}.json").write_text(json.dumps(history.to_json_dict(), indent=1))
+
+
 def _replayer() -> Replayer:
-    return Replayer(workflows=[DocumentWorkflow], data_converter=data_converter())
+    return Replayer(workflows=[DocumentWorkflow, ReleaseWorkflow], data_converter=data_converter())
 
 
 async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
     """Every saved history (one per terminal state) replays on the current code."""
     files = sorted(HISTORIES.glob("*.json"))
     assert {f.stem for f in files} >= {"published", "rejected", "quarantined"}
+    assert {f.stem for f in files} >= {"release-delivered", "release-refused", "release-failed"}
     for path in files:
         history = WorkflowHistory.from_json(path.stem, path.read_text())
         result = await _replayer().replay_workflow(history)

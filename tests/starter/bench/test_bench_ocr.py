@@ -14,7 +14,8 @@ import pytest
 
 from activities.engines.selection import build_engine
 from custody.settings import Settings
-from starter.bench.ocr import ENGINES, documents
+from starter.bench import ENGINES
+from starter.bench.ocr import documents
 
 _SLICE = ("funsd_82251504.png", "tess_phototest.tif")  # one page each
 Bench = tuple[dict[str, Any], Path]  # the run's JSON and its plot

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from custody.settings import Settings
-from starter.chaos import register
 from starter.chaos.runner import run
 from starter.chaos.scenarios import SCENARIOS
+from starter.cli.chaos import register
 
 pytestmark = pytest.mark.chaos
 

@@ -17,7 +17,7 @@ from temporalio.client import Client
 from custody.models import PageText
 from custody.settings import Settings
 from custody.stores.local import LocalStore
-from starter.client.submit import CustodyClient
+from starter.client.connect import CustodyClient
 from starter.edge import tenants
 from starter.edge.admission import Admission
 from starter.edge.app import create_app

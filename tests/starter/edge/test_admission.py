@@ -10,8 +10,8 @@ from temporalio.client import Client
 from custody.errors import AdmissionRejected
 from starter.client.submit import submit, wait
 from starter.edge.admission import Admission, set_paused
-from tests.starter.edge.conftest import QuickEngine, SettingsFactory, custody_client, png
 from tests.helpers import running_pipeline
+from tests.starter.edge.conftest import QuickEngine, SettingsFactory, custody_client, png
 
 
 async def test_admission_document_bound_engages_and_releases_as_work_drains(
@@ -21,15 +21,15 @@ async def test_admission_document_bound_engages_and_releases_as_work_drains(
     settings = settings_for(admission_max_waiting=2)
     client = custody_client(temporal_client, settings)
     admission = Admission(client)
-    first = [await submit(client, png(i), tenant=tenant, admission=admission) for i in (1, 2)]
+    first = [await submit(client, png(i), tenant=tenant, admit=admission.admit) for i in (1, 2)]
     with pytest.raises(AdmissionRejected) as refused:
-        await submit(client, png(3), tenant=tenant, admission=admission)
+        await submit(client, png(3), tenant=tenant, admit=admission.admit)
     assert refused.value.reason == "waiting_documents"
     assert refused.value.retry_after >= 1
     async with running_pipeline(temporal_client, settings, QuickEngine()) as running:
         for sub in first:
             assert (await wait(running, sub.sha256, tenant=tenant)).state == "published"
-        third = await submit(client, png(3), tenant=tenant, admission=admission)
+        third = await submit(client, png(3), tenant=tenant, admit=admission.admit)
     assert third.state == "accepted"
     assert admission.stats().drain_per_s > 0
 
@@ -42,9 +42,9 @@ async def test_admission_byte_bound_engages(
     settings = settings_for(admission_max_bytes=size + size // 2)
     client = custody_client(temporal_client, settings)
     admission = Admission(client)
-    await submit(client, png(10), tenant=tenant, admission=admission)
+    await submit(client, png(10), tenant=tenant, admit=admission.admit)
     with pytest.raises(AdmissionRejected) as refused:
-        await submit(client, png(11), tenant=tenant, admission=admission)
+        await submit(client, png(11), tenant=tenant, admit=admission.admit)
     assert refused.value.reason == "waiting_bytes"
     assert list(client.store.list("intake/")) == [
         f"intake/{tenant}/{hashlib.sha256(png(10)).hexdigest()}"
@@ -61,11 +61,13 @@ async def test_admission_noisy_source_does_not_starve_others(
     outcomes = []
     for i in range(6):
         try:
-            await submit(client, png(20 + i), source_id="noisy", tenant=tenant, admission=admission)
+            await submit(
+                client, png(20 + i), source_id="noisy", tenant=tenant, admit=admission.admit
+            )
             outcomes.append("ok")
         except AdmissionRejected as err:
             outcomes.append(err.reason)
-    quiet = await submit(client, png(40), source_id="quiet", tenant=tenant, admission=admission)
+    quiet = await submit(client, png(40), source_id="quiet", tenant=tenant, admit=admission.admit)
     assert outcomes == ["ok"] * 3 + ["source_rate"] * 3
     assert quiet.state == "accepted"
 
@@ -77,12 +79,12 @@ async def test_admission_reserved_lane_served_while_normal_lane_full(
     settings = settings_for(admission_max_waiting=1, admission_reserved=1)
     client = custody_client(temporal_client, settings)
     admission = Admission(client)
-    await submit(client, png(50), tenant=tenant, admission=admission)
+    await submit(client, png(50), tenant=tenant, admit=admission.admit)
     with pytest.raises(AdmissionRejected):
-        await submit(client, png(51), tenant=tenant, admission=admission)
-    urgent = await submit(client, png(51), tenant=tenant, admission=admission, priority=True)
+        await submit(client, png(51), tenant=tenant, admit=admission.admit)
+    urgent = await submit(client, png(51), tenant=tenant, admit=admission.admit, priority=True)
     with pytest.raises(AdmissionRejected) as refused:
-        await submit(client, png(52), tenant=tenant, admission=admission, priority=True)
+        await submit(client, png(52), tenant=tenant, admit=admission.admit, priority=True)
     assert urgent.state == "accepted"
     assert refused.value.reason == "waiting_documents"
 
@@ -95,9 +97,9 @@ async def test_admission_pause_refuses_and_resume_admits(
     admission = Admission(client)
     set_paused(client.store, True)
     with pytest.raises(AdmissionRejected) as refused:
-        await submit(client, png(60), tenant=tenant, admission=admission)
+        await submit(client, png(60), tenant=tenant, admit=admission.admit)
     set_paused(client.store, False)
-    resumed = await submit(client, png(60), tenant=tenant, admission=admission)
+    resumed = await submit(client, png(60), tenant=tenant, admit=admission.admit)
     assert refused.value.reason == "paused"
     assert resumed.state == "accepted"
     assert (await admission.refresh()).paused is False

@@ -9,14 +9,14 @@ import pytest
 from custody.pools import read_limits
 from custody.settings import Settings
 from custody.stores import open_store
-from starter.cli.main import _parser
+from starter.cli.registry import build_parser
 from starter.edge import tenants
 from starter.edge.admission import is_paused
 from tests.starter.edge.conftest import SettingsFactory
 
 
 def _run(argv: list[str], settings: Settings) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     code: int = args.handler(args, settings)
     return code
 

@@ -13,7 +13,7 @@ from custody import ids
 from custody.stores import StoreUnavailable
 from custody.stores.local import LocalStore
 from starter.cli.admission import release
-from starter.client.submit import CustodyClient
+from starter.client.connect import CustodyClient
 from starter.edge import manual, tenants
 from tests.starter.edge.conftest import EdgeHarness, SettingsFactory, png
 

@@ -9,8 +9,14 @@ from prometheus_client.parser import text_string_to_metric_families
 from temporalio.client import Client
 
 from starter.client.submit import submit, wait
-from tests.starter.edge.conftest import EdgeHarness, QuickEngine, SettingsFactory, custody_client, png
 from tests.helpers import running_pipeline
+from tests.starter.edge.conftest import (
+    EdgeHarness,
+    QuickEngine,
+    SettingsFactory,
+    custody_client,
+    png,
+)
 
 
 def _value(text: str, name: str, **labels: str) -> float | None:

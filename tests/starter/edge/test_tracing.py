@@ -6,10 +6,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from custody.stores.local import LocalStore
-from starter.client.submit import CustodyClient, wait
-from tests.starter.edge.conftest import EdgeHarness, QuickEngine, SettingsFactory, png
+from starter.client import tracing
+from starter.client.connect import CustodyClient
+from starter.client.submit import wait
 from tests.helpers import running_pipeline
-from workers import tracing
+from tests.starter.edge.conftest import EdgeHarness, QuickEngine, SettingsFactory, png
 from workers.common import connect
 
 

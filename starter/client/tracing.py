@@ -1,7 +1,8 @@
 """OpenTelemetry tracing across the edge, the workflow and its activities (off by default).
 
 ``CUSTODY_OTEL=1`` adds the SDK's :class:`TracingInterceptor` to every Temporal
-client Custody connects (the edge's, each worker's), so one trace runs from
+client Custody connects (``starter.client.connect``: the edge's, each
+worker's), and a worker takes it from its client, so one trace runs from
 the edge's ``StartWorkflow`` through the workflow to each activity attempt.
 Spans go to ``CUSTODY_OTEL_ENDPOINT`` over OTLP/HTTP when it is set (that
 needs ``opentelemetry-exporter-otlp-proto-http``), else to stderr. Span
@@ -16,12 +17,10 @@ from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
-from temporalio.client import Client, Interceptor
+from temporalio.client import Interceptor
 from temporalio.contrib.opentelemetry import TracingInterceptor
 
-from custody.converter import data_converter
 from custody.errors import ConfigurationError
-from custody.keys import load_keyring
 from custody.settings import Settings
 
 _configured: list[TracerProvider] = []
@@ -34,16 +33,6 @@ def client_interceptors(settings: Settings, service: str) -> list[Interceptor]:
     if not _configured:
         install(_exporter(settings), service)
     return [TracingInterceptor()]
-
-
-async def connect(settings: Settings, service: str) -> Client:
-    """A Temporal client for ``service``, traced when tracing is on."""
-    return await Client.connect(
-        settings.temporal_address,
-        namespace=settings.temporal_namespace,
-        data_converter=data_converter(load_keyring(settings)),
-        interceptors=client_interceptors(settings, service),
-    )
 
 
 def install(exporter: SpanExporter | SpanProcessor, service: str) -> TracerProvider:

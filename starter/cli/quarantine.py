@@ -1,0 +1,115 @@
+"""``custody quarantine ls|release|reject``: compliance staff review what was set aside.
+
+``release`` runs the document again under its own workflow ID (a recorded
+operator action); ``reject`` is final. The reason is stored beside the
+decision; only its hash enters the ledger.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from typing import Any
+
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+
+from custody import ids
+from custody.errors import NotFound
+from custody.models import DocumentInput
+from custody.queues import WORKFLOW_NAME
+from custody.refs import RefKeys
+from custody.settings import Settings
+from custody.stores import ObjectStore, open_store
+from starter.cli.output import Exit, emit
+from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
+from starter.client.connect import CustodyClient
+from starter.client.submit import _search_attributes, _summary
+from starter.evidence import bundle as ev
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    q = add_command(sub, "quarantine").add_subparsers(dest="quarantine_cmd", required=True)
+    q_ls = q.add_parser("ls", parents=[common], help="documents awaiting review")
+    add_all_tenants(q_ls)
+    q_ls.set_defaults(handler=_ls)
+    for action, text in (("release", "run it again"), ("reject", "final: never published")):
+        p = q.add_parser(action, parents=[common], help=text)
+        p.add_argument("sha256")
+        p.add_argument("--by", required=True, help="who decides")
+        p.add_argument("--reason", required=True)
+        p.set_defaults(handler=with_client(_release) if action == "release" else _reject)
+
+
+def _ls(args: argparse.Namespace, settings: Settings) -> int:
+    store = open_store(settings)
+    refs = [
+        r
+        for r in ev.find(
+            store, tenant=args.tenant, state="quarantined", all_tenants=every_tenant(args)
+        )
+        if ev.final_decision(store, r.sha256, r.tenant) != "reject"
+    ]
+    text = "\n".join(
+        f"{r.sha256}  {r.code:<18} {r.tenant or '-':<12} {r.at:%Y-%m-%d %H:%M:%S}" for r in refs
+    )
+    emit(args, [r.model_dump(mode="json") for r in refs], text or "no documents in quarantine")
+    return Exit.OK
+
+
+def _quarantined(store: ObjectStore, sha256: str, tenant: str | None) -> ev.DocumentRef:
+    for ref in ev.concluded(store, tenant):
+        if (
+            ref.sha256 == sha256
+            and ref.state == "quarantined"
+            and not store.exists(ids.record_key(sha256, tenant))
+        ):
+            return ref
+    raise NotFound(f"{sha256} (not in quarantine)")
+
+
+def _reject(args: argparse.Namespace, settings: Settings) -> int:
+    store = open_store(settings)
+    _quarantined(store, args.sha256, args.tenant)
+    key = ev.decide(store, args.sha256, args.tenant, "reject", args.by, args.reason)
+    emit(args, {"decision": key}, f"rejected for good; recorded at {key}")
+    return Exit.OK
+
+
+async def _release(args: argparse.Namespace, client: CustodyClient) -> int:
+    # Connected first: a decision is recorded only when the run can be started.
+    ref = _quarantined(client.store, args.sha256, args.tenant)
+    key = ev.decide(client.store, args.sha256, args.tenant, "release", args.by, args.reason)
+    run_id = await _rerun(client, ref)
+    emit(args, {"decision": key, "run_id": run_id}, f"released; running again as run {run_id}")
+    return Exit.OK
+
+
+async def _rerun(client: CustodyClient, ref: ev.DocumentRef) -> str:
+    """Start the document again under the same ID: an explicit, recorded operator action."""
+    settings = client.settings
+    source = ids.source_key(ref.sha256, ref.tenant)
+    kept = source if client.store.exists(source) else ids.intake_key(ref.sha256, ref.tenant)
+    intake = ids.intake_key(ref.sha256, ref.tenant)
+    inp = DocumentInput(
+        sha256=ref.sha256,
+        tenant=ref.tenant,
+        source_id=ref.source_id,
+        intake_key=intake,
+        intake_sig=RefKeys.for_store(client.store).sign(intake, ref.tenant, ref.sha256),
+        size_bytes=client.store.size(kept),
+        submitted_at=datetime.now().astimezone(),
+        io_task_queue=settings.io_task_queue,
+        ocr_task_queue=settings.ocr_task_queue,
+    )
+    handle = await client.temporal.start_workflow(
+        WORKFLOW_NAME,  # by name: the CLI never imports workflow code
+        inp,
+        id=ids.workflow_id(ref.sha256, ref.tenant),
+        task_queue=settings.io_task_queue,
+        # Release is the one deliberate exception to "a closed run is the answer".
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+        search_attributes=_search_attributes(inp),
+        static_summary=_summary(inp),
+    )
+    return handle.result_run_id or ""

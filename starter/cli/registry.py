@@ -1,0 +1,143 @@
+"""The ``custody`` commands: one table, and each command's module imported only when it runs.
+
+``custody --help`` is printed from :data:`COMMANDS` alone. ``custody NAME ...``
+imports NAME's module, whose ``register(sub, common)`` adds its parser (with
+:func:`add_command`) and sets ``handler=fn(args, settings) -> int`` on each
+leaf; every other command stays a stub that only lists its help. So
+``custody status`` loads neither OCR, benchmark nor chaos code, and a command
+whose optional package is missing fails alone, with a coded error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from collections.abc import Callable, Coroutine, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from custody.errors import ConfigurationError, UsageError
+from custody.settings import Settings
+
+if TYPE_CHECKING:
+    from starter.client.connect import CustodyClient
+
+DESCRIPTION = "``custody``: the command line for operators and scripts."
+
+#: command -> (module whose ``register`` adds it, one-line help). A module may
+#: add several commands; each has its line here, in the order ``--help`` lists them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "up": ("starter.cli.stack", "start the embedded stack"),
+    "down": ("starter.cli.stack", "stop the embedded stack"),
+    "submit": ("starter.cli.documents", "submit documents"),
+    "status": ("starter.cli.documents", "state of one document"),
+    "result": ("starter.cli.documents", "published text of one document"),
+    "ls": ("starter.cli.documents", "documents known, newest first"),
+    "bench": ("starter.cli.bench", "benchmarks (ratios measured side by side)"),
+    "verify": ("starter.cli.evidence", "replay-verify published documents"),
+    "audit": ("starter.cli.evidence", "the audit ledger"),
+    "evidence": ("starter.cli.evidence", "signed records and bundles"),
+    "quarantine": ("starter.cli.quarantine", "review quarantined documents"),
+    "tenants": ("starter.cli.tenants", "tenants and their API keys"),
+    "serve": ("starter.cli.serve", "run the HTTP intake edge"),
+    "admission": ("starter.cli.admission", "pause, resume or inspect admission control"),
+    "pools": ("starter.cli.pools", "live concurrency limits of the OCR and I/O pools"),
+    "chaos": ("starter.cli.chaos", "fault-injection scenarios"),
+    "keys": ("starter.cli.keys", "manage encryption keys (never printed)"),
+    "codec-server": ("starter.cli.codec", "remote codec for the Web UI"),
+    "ocr": ("starter.cli.ocr_config", "the OCR stage's configuration"),
+    "recipients": ("starter.cli.recipients", "who releases may go to"),
+    "policies": ("starter.cli.policies", "what releases may include (versioned)"),
+    "release": ("starter.cli.release", "release published documents to a recipient"),
+    "egress": ("starter.cli.egress", "what left Custody: events, receipts, found files"),
+}
+
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+_OURS = frozenset({"custody", "starter", "workers", "workflows", "activities"})
+
+
+class Parser(argparse.ArgumentParser):
+    """Raises a bad command line as :class:`UsageError`, so ``--json`` still answers JSON."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)  # for people; stdout keeps the one JSON document
+        raise UsageError(detail=f"{self.prog}: {message}")
+
+
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser for this command line: every command listed, only the one named built."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    common.add_argument("--tenant", default=None, help="tenant the document belongs to")
+    parser = Parser(prog="custody", description=DESCRIPTION)
+    sub = parser.add_subparsers(dest="command", required=True)
+    # The top level has no options but --help, so the first word is the command.
+    named = next((a for a in argv if not a.startswith("-")), None)
+    if named in COMMANDS:
+        load(COMMANDS[named][0], named).register(sub, common)
+    for name, (_, text) in COMMANDS.items():
+        if name not in (sub.choices or {}):
+            sub.add_parser(name, help=text)
+    return parser
+
+
+def add_command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """Add command ``name`` with its help from the table (``kwargs`` as ``add_parser``)."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=COMMANDS[name][1], **kwargs)
+    return parser
+
+
+def load(module: str, command: str) -> ModuleType:
+    """Import a command's module; a third-party package it needs is a configuration error."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] in _OURS:
+            raise
+        raise ConfigurationError(
+            detail=f"custody {command} needs the Python package {err.name!r}; it is not installed"
+        ) from err
+
+
+def with_client(
+    fn: Callable[[argparse.Namespace, CustodyClient], Coroutine[Any, Any, int]],
+    service: str = "custody-client",
+) -> Handler:
+    """Adapt ``async fn(args, client)`` to a handler that connects first (as ``service``)."""
+
+    def run(args: argparse.Namespace, settings: Settings) -> int:
+        async def go() -> int:
+            # Here, not at the top: every command imports the registry, few connect.
+            from starter.client.connect import CustodyClient
+
+            try:
+                client = await CustodyClient.connect(settings, service=service)
+            except RuntimeError as err:  # the SDK's connection failure
+                raise ConnectionError(
+                    f"cannot reach Temporal at {settings.temporal_address}"
+                ) from err
+            return await fn(args, client)
+
+        return asyncio.run(go())
+
+    return run
+
+
+def add_all_tenants(parser: argparse.ArgumentParser, text: str | None = None) -> None:
+    """``--all-tenants`` on a listing: every tenant's documents, for operators."""
+    help_text = text or "every tenant's documents (operators only)"
+    parser.add_argument("--all-tenants", action="store_true", help=help_text)
+
+
+def every_tenant(args: argparse.Namespace) -> bool:
+    """Whether this listing spans every tenant; a contradictory request is a usage error.
+
+    A guard against an operator's mistake, not an authorisation boundary.
+    """
+    every = bool(args.all_tenants)
+    if every and args.tenant:
+        raise UsageError(detail="give --tenant T or --all-tenants, not both")
+    return every

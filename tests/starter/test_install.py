@@ -1,0 +1,165 @@
+"""A user's install: the package without the ``[test]`` extra runs its commands.
+
+A fresh ``pip install .`` fetches every runtime dependency, torch and its CUDA
+libraries included (a 6.3 GB environment; 6 min 43 s when measured), too slow
+for every CI run. The same claim is proved faster: a fresh virtual environment
+sees exactly the runtime closure of ``[project.dependencies]`` (followed through
+each dependency's own requirements, linked from the test environment, where pip
+installed them from this pyproject), and ``pip install --no-deps .`` adds the
+package built from this tree. Nothing test-only (pytest, hypothesis, moto...)
+is on its path unless a runtime dependency requires it, and ``pip check``
+proves the closure complete. Then ``custody --help`` and ``custody status``
+run from its console script, outside the repository.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tomllib
+from pathlib import Path, PurePosixPath
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("custody", "workflows", "activities", "workers", "starter")
+TEST_ONLY = ("pytest", "hypothesis", "moto", "mypy", "ruff")
+
+
+def _runtime_closure() -> dict[str, md.Distribution]:
+    """Installed distributions that ``[project.dependencies]`` need, transitively, by name."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    todo = [Requirement(r) for r in pyproject["project"]["dependencies"]]
+    found: dict[str, md.Distribution] = {}
+    extras_seen: dict[str, set[str]] = {}
+    while todo:
+        req = todo.pop()
+        name = canonicalize_name(req.name)
+        new_extras = set(req.extras) - extras_seen.get(name, set())
+        if name in found and not new_extras:
+            continue
+        extras_seen.setdefault(name, set()).update(req.extras)
+        try:
+            found[name] = dist = md.distribution(req.name)
+        except md.PackageNotFoundError:
+            pytest.fail(f"runtime dependency {req.name} is not installed in the test environment")
+        for spec in dist.requires or []:
+            sub = Requirement(spec)
+            wanted = {"", *extras_seen[name]}
+            if sub.marker is None or any(sub.marker.evaluate({"extra": e}) for e in wanted):
+                todo.append(sub)
+    return found
+
+
+def _link_closure(closure: dict[str, md.Distribution], site: Path) -> None:
+    """Mirror the closure's files into ``site`` with symlinks, as shallow as ownership allows.
+
+    A folder is linked whole when no distribution outside the closure has a file
+    in it (a namespace package such as ``google`` may be shared); else it is made
+    here and its entries are linked one by one.
+    """
+    outside: set[PurePosixPath] = set()
+    for dist in md.distributions():
+        if canonicalize_name(dist.metadata["Name"]) not in closure:
+            for f in dist.files or []:
+                outside.update(PurePosixPath(f).parents)
+    for dist in closure.values():
+        for f in dist.files or []:
+            rel = PurePosixPath(f)
+            if rel.parts[0] == ".." or "__pycache__" in rel.parts:
+                continue  # scripts beside the interpreter; bytecode is rebuilt
+            # The shallowest prefix (at worst the file itself) no outside file shares.
+            top = next(
+                PurePosixPath(*rel.parts[:n])
+                for n in range(1, len(rel.parts) + 1)
+                if PurePosixPath(*rel.parts[:n]) not in outside
+            )
+            link = site / top
+            if not link.exists() and not link.is_symlink():
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(Path(str(dist.locate_file(top))))
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding the runtime closure and the package built from this tree."""
+    tmp = tmp_path_factory.mktemp("install")
+    src = tmp / "src"
+    src.mkdir()
+    shutil.copy(ROOT / "pyproject.toml", src)
+    for package in PACKAGES:  # a copy: the build writes build/ and egg-info beside it
+        shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
+    site = tmp / "runtime-site"
+    _link_closure(_runtime_closure(), site)
+    venv = tmp / "venv"
+    env = _clean_env()
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env)
+    venv_site = next((venv / "lib").glob("python3.*/site-packages"))
+    (venv_site / "custody-runtime.pth").write_text(f"{site}\n")
+    pip = [str(venv / "bin" / "python"), "-m", "pip"]
+    # The venv's bootstrap setuptools would shadow the closure's (torch needs a newer
+    # one); a full install replaces it the same way.
+    for args in (["uninstall", "-y", "setuptools"], ["install", "-q", "--no-deps", str(src)]):
+        done = _run([*pip, *args], tmp, env)
+        assert done.returncode == 0, done.stderr[-2000:]
+    return venv
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    """This environment without the test venv, PYTHONPATH or any CUSTODY_ setting."""
+    keep = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("CUSTODY_") and k not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
+    return {**keep, "PIP_DISABLE_PIP_VERSION_CHECK": "1", **extra}
+
+
+def test_install_holds_no_test_only_dependency(installed: Path) -> None:
+    """The fresh venv's dependencies are complete (pip check) and hold nothing test-only."""
+    py = str(installed / "bin" / "python")
+    check = _run([py, "-m", "pip", "check"], installed, _clean_env())
+    assert check.returncode == 0, check.stdout + check.stderr
+    probe = "import importlib.util as u; print([m for m in {m!r} if u.find_spec(m)])"
+    found = _run([py, "-c", probe.format(m=TEST_ONLY)], installed, _clean_env())
+    assert found.stdout.strip() == "[]", found.stdout + found.stderr
+
+
+def test_install_custody_help_exits_zero(installed: Path) -> None:
+    """``custody --help`` runs from the installed console script."""
+    done = _run([str(installed / "bin" / "custody"), "--help"], installed, _clean_env())
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "status" in done.stdout
+
+
+def test_install_custody_status_without_temporal_is_one_json_error(
+    installed: Path, tmp_path: Path
+) -> None:
+    """``custody status --json`` with Temporal unreachable exits 5 or 6 with one JSON error."""
+    env = _clean_env(
+        CUSTODY_TEMPORAL_ADDRESS=f"127.0.0.1:{_closed_port()}", CUSTODY_HOME=str(tmp_path / "home")
+    )
+    argv = [str(installed / "bin" / "custody"), "status", "0" * 64, "--json"]
+    done = _run(argv, tmp_path, env)
+    assert done.returncode in (5, 6), done.stdout + done.stderr[-2000:]
+    assert "error" in json.loads(done.stdout)
+    assert "Traceback" not in done.stdout + done.stderr
