@@ -1,0 +1,1 @@
+"""Egress: releasing documents to recipients outside Custody."""

@@ -1,0 +1,98 @@
+"""Build one released file from a verified source: render, watermark, sign.
+
+The source is staged from the store and re-hashed against the document's
+SHA-256 on the way (``StagingArea.staged``), so the released bytes derive from
+exactly the bytes the signed record names, never from scratch files. The
+words laid under each page are the ones published for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import activities.egress.provenance as provenance
+from activities.egress.pdfmeta import ReleaseMark
+from activities.egress.render import render_page_png, render_release
+from activities.pages.raster import GrayPage, iter_pages
+from activities.scratch import StagingArea
+from custody import egress as eg
+from custody.models import PageText
+from custody.stores import ObjectStore
+
+
+@dataclass
+class Job:
+    prepared: eg.Prepared
+    source: eg.SourceDoc
+    area: StagingArea
+    store: ObjectStore
+    dpi: int
+    c2pa_dir: Path
+    production: bool
+
+    def pdf(self) -> bytes:
+        with self._pages() as pages:
+            data = render_release(pages, self.dpi, self._mark())
+        return self._signed(data, "application/pdf")
+
+    def png(self, index: int) -> Callable[[], bytes]:
+        def build() -> bytes:
+            with self._pages() as pages:
+                for n, (image, _text) in enumerate(pages):
+                    if n == index:
+                        return self._signed(
+                            render_page_png(image, self._mark(), dpi=self.dpi), "image/png"
+                        )
+            raise ValueError(f"page {index + 1} not found")
+
+        return build
+
+    def _mark(self) -> ReleaseMark:
+        release, policy = self.prepared.release, self.prepared.policy
+        return ReleaseMark(
+            release_id=release.release_id,
+            recipient=self.prepared.recipient.name,
+            policy_name=policy.name,
+            policy_sha256=policy.sha256(),
+            date=release.requested_at.date().isoformat(),
+            template=policy.watermark,
+        )
+
+    def _signed(self, data: bytes, media_type: str) -> bytes:
+        if not self.prepared.policy.c2pa:
+            return data
+        release, policy = self.prepared.release, self.prepared.policy
+        claim = provenance.EgressClaim(
+            release_id=release.release_id,
+            recipient=self.prepared.recipient.name,
+            policy_name=policy.name,
+            policy_sha256=policy.sha256(),
+            source_sha256s=[s.sha256 for s in self.prepared.sources],
+            tenant=release.tenant,
+        )
+        creds = provenance.ensure_chain(self.c2pa_dir, production=self.production)
+        return provenance.sign_file(data, media_type, claim, creds)
+
+    def _pages(self) -> _Pages:
+        return _Pages(self)
+
+
+class _Pages:
+    """The source's page images paired with their published words, staged privately."""
+
+    def __init__(self, job: Job) -> None:
+        self._job = job
+        self._staged = job.area.staged(job.store, job.source.source_key, job.source.sha256)
+
+    def __enter__(self) -> Iterator[tuple[GrayPage, PageText]]:
+        path = self._staged.__enter__()
+        raw = json.loads(self._job.store.get(self._job.source.pages_key))
+        texts = [PageText.model_validate(p) for p in raw]
+        images = iter_pages(path, self._job.source.media_type, self._job.dpi)
+        return ((image, texts[n]) for n, image in images)
+
+    def __exit__(self, *exc: object) -> None:
+        self._staged.__exit__(None, None, None)

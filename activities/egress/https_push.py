@@ -1,0 +1,193 @@
+"""HTTPS push: one POST per packet, retried with backoff, kept once by its idempotency key.
+
+Wire format (``custody-packet/1``)::
+
+    POST <url>
+    Content-Type: application/zip
+    Idempotency-Key: <release_id>
+    Custody-Release-Id: <release_id>
+    Custody-Packet-Sha256: <hex SHA-256 of manifest.json>
+    Content-Digest: sha-256=:<base64 SHA-256 of the body>:      (RFC 9530)
+
+    <ZIP, entries stored uncompressed: the files in name order, then manifest.json;
+     every entry dated 1980-01-01, mode 0644, so one packet is always one byte string>
+
+How the recipient's answer is read:
+
+* 2xx: accepted. ``answer_sha256`` is the SHA-256 of the answer body (its
+  first MiB; the rest is not read).
+* 409 whose ``Custody-Packet-Sha256`` equals ours: it already holds this
+  packet. Success, ``already_delivered=True``.
+* 409 naming another hash: it holds a different packet under this release,
+  ``DELIVERY_CONFLICT``, not retryable.
+* 409 without that header (a request with this key still in flight), 408, 429,
+  5xx, refused connections, resets and timeouts: retried with exponential
+  backoff and full jitter, at most ``max_attempts`` times and never past
+  ``deadline_s``. Then ``RECIPIENT_UNREACHABLE``, a retryable code: the
+  activity may run again later, and the same key keeps that safe.
+* Anything else (redirects are not followed, other 4xx): ``RECIPIENT_REFUSED``,
+  not retryable. So is a TLS certificate that does not verify: trust is
+  configuration (``ca_file``), not luck.
+
+The client is stdlib ``http.client``: no proxy from the environment, the
+default TLS context plus an optional CA file for a private CA.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.client
+import io
+import random
+import re
+import ssl
+import time
+import zipfile
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from activities.egress.channels import (
+    Delivery,
+    Packet,
+    RecipientChannel,
+    RetryPolicy,
+)
+from custody.errors import Code, DeliveryFailed
+
+ANSWER_CAP = 1 << 20
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def packet_zip(packet: Packet) -> bytes:
+    """The packet as a deterministic ZIP: no timestamps or host details inside."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in packet.entries():
+            info = zipfile.ZipInfo(name, date_time=_ZIP_EPOCH)
+            info.create_system = 3  # unix, whatever the sending host
+            info.external_attr = 0o100644 << 16
+            archive.writestr(info, data)
+    return buf.getvalue()
+
+
+def packet_headers(packet: Packet, body: bytes) -> dict[str, str]:
+    digest = base64.b64encode(hashlib.sha256(body).digest()).decode()
+    return {
+        "Content-Type": "application/zip",
+        "Idempotency-Key": packet.release_id,
+        "Custody-Release-Id": packet.release_id,
+        "Custody-Packet-Sha256": packet.sha256,
+        "Content-Digest": f"sha-256=:{digest}:",
+        "User-Agent": "custody-egress/1",
+    }
+
+
+class HttpsChannel:
+    """Pushes packets to one URL; ``sleep`` and ``clock`` are parameters so every wait is ours."""
+
+    kind = "https"
+
+    def __init__(
+        self,
+        spec: RecipientChannel,
+        *,
+        ca_file: str | None = None,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.spec, self.policy = spec, policy or RetryPolicy()
+        self._url = http_target(spec)
+        https = spec.target.startswith("https://")
+        self._tls = ssl.create_default_context(cafile=ca_file) if https else None
+        self._sleep, self._clock, self._rng = sleep, clock, random.Random()
+
+    def deliver(self, packet: Packet) -> Delivery:
+        """POST until accepted, refused, or out of attempts or time."""
+        body = packet_zip(packet)
+        headers = packet_headers(packet, body)
+        deadline = self._clock() + self.policy.deadline_s
+        attempt, failure = 0, "no attempt"
+        while attempt < self.policy.max_attempts:
+            attempt += 1
+            try:
+                return self._attempt(packet, body, headers, deadline, attempt)
+            except DeliveryFailed as exc:
+                if not exc.retryable:
+                    raise
+                failure = exc.detail
+            delay = self._backoff(attempt)
+            if attempt == self.policy.max_attempts or self._clock() + delay >= deadline:
+                break
+            self._sleep(delay)
+        detail = f"release {packet.release_id}: gave up after {attempt} attempts, last {failure}"
+        raise DeliveryFailed(Code.RECIPIENT_UNREACHABLE, detail)
+
+    def _backoff(self, attempt: int) -> float:
+        """Full jitter: spreads retries of many workers after a recipient outage."""
+        ceiling = min(self.policy.max_delay_s, self.policy.base_delay_s * 2 ** (attempt - 1))
+        return self._rng.uniform(0, ceiling)
+
+    def _attempt(
+        self, packet: Packet, body: bytes, headers: dict[str, str], deadline: float, attempt: int
+    ) -> Delivery:
+        # Never wait on one attempt past the deadline; a tiny floor keeps it an attempt.
+        timeout = max(0.05, min(self.policy.attempt_timeout_s, deadline - self._clock()))
+        status, answer, held = self._post(body, headers, timeout)
+        answer_sha256 = hashlib.sha256(answer).hexdigest()
+        if 200 <= status < 300 or (status == 409 and held == packet.sha256):
+            return Delivery(
+                channel="https",
+                location=self.spec.location,
+                release_id=packet.release_id,
+                packet_sha256=packet.sha256,
+                answer_sha256=answer_sha256,
+                already_delivered=status == 409,
+                status=status,
+                attempts=attempt,
+            )
+        raise _judge(packet.release_id, status, answer_sha256, held)
+
+    def _post(
+        self, body: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes, str | None]:
+        host, port, path = self._url
+        conn: http.client.HTTPConnection
+        if self._tls is None:
+            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        else:
+            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=self._tls)
+        try:
+            conn.request("POST", path, body=body, headers=headers)
+            resp = conn.getresponse()
+            return resp.status, resp.read(ANSWER_CAP), resp.getheader("Custody-Packet-Sha256")
+        except ssl.SSLCertVerificationError as exc:
+            detail = "TLS certificate not trusted"
+            raise DeliveryFailed(Code.RECIPIENT_REFUSED, detail) from exc
+        except (OSError, http.client.HTTPException) as exc:
+            detail = type(exc).__name__
+            raise DeliveryFailed(Code.RECIPIENT_UNREACHABLE, detail) from exc
+        finally:
+            conn.close()
+
+
+def http_target(spec: RecipientChannel) -> tuple[str, int, str]:
+    """Host, port and request path; the port is explicit so an IPv6 host is never misread."""
+    url = urlsplit(spec.target)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    path = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    return str(url.hostname), port, path
+
+
+def _judge(release_id: str, status: int, answer_sha256: str, held: str | None) -> DeliveryFailed:
+    """The failure a non-accepting answer means; only its status and hashes are quoted."""
+    if status == 409 and held:
+        other = held if _HEX64.fullmatch(held) else "unreadable"
+        detail = f"release {release_id}: recipient holds packet sha256 {other}"
+        return DeliveryFailed(Code.DELIVERY_CONFLICT, detail)
+    detail = f"release {release_id}: HTTP {status}, answer sha256 {answer_sha256}"
+    if status in (408, 409, 429) or status >= 500:
+        return DeliveryFailed(Code.RECIPIENT_UNREACHABLE, detail)
+    return DeliveryFailed(Code.RECIPIENT_REFUSED, detail)

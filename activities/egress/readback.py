@@ -1,0 +1,117 @@
+"""Recognising a released copy by its printed mark alone, as ``custody egress identify`` does.
+
+A print-out that was scanned back has lost the PDF's ``/ID`` and XMP; what
+survives is the top band :mod:`activities.egress.render` burns into every page:
+the release id in large monospace and a five-character check code. Tesseract
+reads the band; the check code then decides, among the id as read and its
+lookalike variants (0/O, 1/l/I, 7//, ...), which one was printed, so a single
+misread glyph is corrected and a reading the code does not confirm is dropped.
+
+Parses bytes from outside (pdfium, Pillow, Tesseract) in-process: run it where
+untrusted input is allowed to be parsed.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from collections.abc import Iterator
+
+import pypdfium2 as pdfium
+import pytesseract
+from PIL import Image
+
+from activities.egress.pdfmeta import CHECK_ALPHABET, check_code
+from activities.pages.raster import PDFIUM_LOCK, render_pdf_page, to_gray
+
+_READ_DPI = 300
+_READ_MAX_PX = 3000
+_CHECK_READS = str.maketrans("OIL", "011")
+# Glyphs Tesseract confuses (shapes, then case in a monospace font); the check
+# code picks the reading that was printed.
+_LOOKALIKES = "0Oo 1lIi| 7/ 5Ss 2Zz 8B 6G Cc Kk Pp Uu Vv Ww Xx"
+_ALTERNATIVES = {ch: group for group in _LOOKALIKES.split(" ") for ch in group}
+_MAX_READINGS = 256
+_CHECK_SET = frozenset(CHECK_ALPHABET)
+_EDGE_PUNCTUATION = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
+_RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def read_visible_mark(data: bytes) -> str | None:
+    """The release id printed on page 1 of a released PDF or a scan of it, else None.
+
+    Reads the top band, then the bottom one, with Tesseract; a reading counts
+    only when the check code printed beside it confirms it. Bytes that are no
+    PDF, PNG, JPEG or TIFF give None too.
+    """
+    page = _first_page(data)
+    if page is None:
+        return None
+    width, height = page.size
+    top, bottom = (0, 0, width, height * 18 // 100), (0, height * 88 // 100, width, height)
+    # Low-resolution scans read better at twice the size; tried only on a miss.
+    for box, scale in ((top, 1), (top, 2), (bottom, 1)):
+        band = page.crop(box)
+        if scale != 1:
+            band = band.resize((band.width * scale, band.height * scale), Image.Resampling.LANCZOS)
+        # psm 4: one column of lines of varying size, as the bands are laid out.
+        found = find_release_id(pytesseract.image_to_string(band, "eng", "--psm 4", timeout=60))
+        if found is not None:
+            return found
+    return None
+
+
+def find_release_id(text: str) -> str | None:
+    """The first release id in OCR text that is followed by its own check code."""
+    for first, second in _pairs(text):
+        code = second.upper().translate(_CHECK_READS)
+        if len(code) != 5 or not set(code) <= _CHECK_SET:
+            continue
+        for reading in itertools.islice(_readings(first), _MAX_READINGS):
+            if _RELEASE_ID.fullmatch(reading) and check_code(reading) == code:
+                return reading
+    return None
+
+
+def _pairs(text: str) -> Iterator[tuple[str, str]]:
+    # (id, code) candidates: neighbouring words; one line holding both, with
+    # any spaces Tesseract put inside the id; an id wrapped over up to three
+    # lines above a line holding the code alone.
+    words = [_EDGE_PUNCTUATION.sub("", w) for w in text.split()]
+    yield from itertools.pairwise(w for w in words if w)
+    lines = ["".join(line.split()) for line in text.splitlines() if line.strip()]
+    for index, line in enumerate(lines):
+        yield line[:-5], line[-5:]
+        for above in range(1, min(index, 3) + 1):
+            yield "".join(lines[index - above : index]), line
+
+
+def _readings(token: str) -> Iterator[str]:
+    # The token as read first, then with one lookalike swapped, then two, ...
+    spots = [i for i, ch in enumerate(token) if ch in _ALTERNATIVES]
+    for n in range(len(spots) + 1):
+        for chosen in itertools.combinations(spots, n):
+            others = [_ALTERNATIVES[token[i]].replace(token[i], "") for i in chosen]
+            for swaps in itertools.product(*others):
+                chars = list(token)
+                for i, ch in zip(chosen, swaps, strict=True):
+                    chars[i] = ch
+                yield "".join(chars)
+
+
+def _first_page(data: bytes) -> Image.Image | None:
+    try:
+        if data.startswith(b"%PDF-"):
+            with PDFIUM_LOCK:
+                pdf = pdfium.PdfDocument(data)
+                try:
+                    points = max(pdf.get_page_size(0))
+                    dpi = min(_READ_DPI, int(_READ_MAX_PX * 72 / points))
+                    return Image.fromarray(render_pdf_page(pdf, 0, dpi))
+                finally:
+                    pdf.close()
+        with Image.open(io.BytesIO(data), formats=["PNG", "JPEG", "TIFF"]) as image:
+            return Image.fromarray(to_gray(image))
+    except (pdfium.PdfiumError, OSError, ValueError, IndexError):
+        return None

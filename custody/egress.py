@@ -1,0 +1,414 @@
+"""Egress: which bytes left, to whom, under what policy.
+
+Every way document content leaves Custody (an HTTP read of text or pages,
+``custody result``, an evidence bundle, a release to an outside recipient) is
+an **egress event** in the tenant's ledger, written *before* the bytes are
+handed out; if the event cannot be written, nothing leaves. The event holds
+the kind, the actor (an API key id, an operator or OS user name: never a
+secret), the recipient of a release, the policy's name and the SHA-256 of its
+canonical form, the documents the bytes derive from and the SHA-256 of exactly
+the bytes handed out.
+
+A **release** is one packet of files for one registered recipient under one
+pinned policy. Its id derives from (tenant, recipient, policy hash, sorted
+document hashes), so a repeated or concurrent request converges on one release
+and the recipient receives the packet once.
+
+This module is the light shared core of egress (models, ids, store keys): the
+release workflow imports it through the sandbox, so it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from custody import ids
+from custody.canonical import canonical_json
+from custody.queues import SA_RECIPIENT as SA_RECIPIENT  # releases' search attribute
+
+#: Ledger event kinds. ``egress`` precedes the bytes; the others close a release.
+EGRESS_EVENT = "egress"
+RECEIPT_EVENT = "egress.receipt"
+FAILED_EVENT = "egress.failed"
+
+RELEASE_WORKFLOW_NAME = "ReleaseWorkflow"
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+_RELEASE_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class EgressKind(StrEnum):
+    READ = "read"
+    EXPORT = "export"
+    RELEASE = "release"
+
+
+class ReleaseState(StrEnum):
+    RUNNING = "running"
+    DELIVERED = "delivered"
+    REFUSED = "refused"
+    FAILED = "failed"
+
+
+Include = Literal["searchable_pdf", "page_images", "text"]
+
+
+def check_name(value: str, what: str = "name") -> str:
+    """Recipient and policy names are identifiers, never free text (they reach the UI)."""
+    if not _NAME.match(value):
+        raise ValueError(f"{what} must match [a-z0-9][a-z0-9_.-]{{0,62}}")
+    return value
+
+
+_MARK_FIELDS = frozenset({"recipient", "date", "policy", "release_id"})
+
+
+class Policy(BaseModel):
+    """What may leave and how: immutable once stored, pinned by its hash."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    applies_to: EgressKind = EgressKind.RELEASE
+    #: What a release packet holds.
+    include: tuple[Include, ...] = ("searchable_pdf",)
+    #: The visible line printed on every released page, with these fields in braces:
+    #: recipient, date, policy, release_id. The release id and its check code are
+    #: printed in the page's band whatever the line says, so every page stays traceable.
+    watermark: str = Field(
+        default="Released to {recipient} · {date} · policy {policy} · release {release_id}",
+        min_length=1,
+        max_length=200,
+    )
+    #: Whether each released file carries a signed C2PA manifest.
+    c2pa: bool = True
+    #: Days after release during which the recipient may use the packet (informative).
+    expires_after_days: int | None = Field(default=None, ge=1)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return check_name(value, "policy name")
+
+    @field_validator("watermark")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        """Plain fields only: no format specs or conversions (``{recipient:>99999}``)."""
+        try:
+            parts = list(string.Formatter().parse(value))
+        except ValueError:
+            parts = [("", "?", "", None)]
+        for _text, field, spec, conversion in parts:
+            if field is not None and (field not in _MARK_FIELDS or spec or conversion):
+                raise ValueError(
+                    "watermark may use only {recipient}, {date}, {policy} and {release_id}"
+                )
+        if not value.isprintable():
+            raise ValueError("watermark must be printable text")
+        return value
+
+    @field_validator("include")
+    @classmethod
+    def _include(cls, value: tuple[Include, ...]) -> tuple[Include, ...]:
+        if not value:
+            raise ValueError("a policy must include at least one kind of file")
+        return tuple(sorted(set(value)))
+
+    def canonical(self) -> bytes:
+        return canonical_json(self)
+
+    def sha256(self) -> str:
+        return hashlib.sha256(self.canonical()).hexdigest()
+
+
+#: Built-in policies: ``default`` for releases; ``read`` and ``export`` name what
+#: a tenant's own API key or operator takes out, so those events have a policy too.
+DEFAULT_POLICY = Policy(name="default", include=("searchable_pdf",), c2pa=True)
+READ_POLICY = Policy(name="read", applies_to=EgressKind.READ, include=("text",), c2pa=False)
+EXPORT_POLICY = Policy(
+    name="export", applies_to=EgressKind.EXPORT, include=("searchable_pdf", "text"), c2pa=False
+)
+BUILTIN_POLICIES = {p.name: p for p in (DEFAULT_POLICY, READ_POLICY, EXPORT_POLICY)}
+
+
+class ChannelKind(StrEnum):
+    OUTBOX = "outbox"
+    S3 = "s3"
+    HTTPS = "https"
+
+
+class Recipient(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    tenant: str | None
+    kind: ChannelKind
+    #: Directory, ``s3://bucket/prefix`` or URL. Never a secret: credentials
+    #: come from the deployment's settings, not from the registry.
+    target: str
+    created_at: datetime
+    created_by: str
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return check_name(value, "recipient name")
+
+
+class FileRef(BaseModel):
+    name: str
+    sha256: str
+    bytes: int
+    media_type: str
+
+
+class EgressRecord(BaseModel):
+    """One egress event as ``custody egress ls`` shows it."""
+
+    kind: EgressKind
+    release_id: str | None
+    recipient: str | None
+    actor: str
+    tenant: str | None
+    policy: str
+    policy_sha256: str
+    bytes_sha256: str
+    documents: list[str]
+    at: datetime
+    seq: int
+
+
+class DeliveryTuning(BaseModel):
+    """How long delivery waits out a recipient that is down (settings, pinned at start)."""
+
+    max_attempts: int = Field(default=8, ge=1)
+    initial_interval_s: float = Field(default=5.0, gt=0)
+    maximum_interval_s: float = Field(default=300.0, gt=0)
+
+
+class ReleaseInput(BaseModel):
+    release_id: str
+    tenant: str | None
+    recipient: str
+    policy_sha256: str
+    documents: list[str]
+    actor: str
+    requested_at: datetime
+    delivery: DeliveryTuning = Field(default_factory=DeliveryTuning)
+
+
+class SourceDoc(BaseModel):
+    """A published document as the release reads it: keys and hashes from its signed record."""
+
+    sha256: str
+    source_key: str
+    media_type: str
+    pages: int
+    pages_key: str
+    text_key: str
+
+
+class Prepared(BaseModel):
+    release: ReleaseInput
+    policy: Policy
+    recipient: Recipient
+    sources: list[SourceDoc]
+
+
+class Rendered(BaseModel):
+    prepared: Prepared
+    files: list[FileRef]
+    packet_sha256: str
+    manifest_sha256s: dict[str, str] = Field(default_factory=dict)
+
+
+class Recorded(BaseModel):
+    rendered: Rendered
+    event_seq: int
+    event_hash: str
+
+
+class CloseInput(BaseModel):
+    recorded: Recorded
+    code: str
+
+
+class ReceiptRef(BaseModel):
+    key: str
+    sha256: str
+    event_seq: int
+
+
+class ReleaseResult(BaseModel):
+    release_id: str
+    state: ReleaseState
+    code: str | None = None
+    tenant: str | None
+    recipient: str
+    policy: str | None = None
+    policy_sha256: str
+    files: list[FileRef] = Field(default_factory=list)
+    documents: list[str] = Field(default_factory=list)
+    receipt_key: str | None = None
+    workflow_id: str
+    attempts: dict[str, int] = Field(default_factory=dict)
+
+    def summary(self) -> dict[str, object]:
+        """What ``custody release --json`` prints and the edge answers: ids, hashes, codes."""
+        return {
+            "release_id": self.release_id,
+            "state": self.state.value,
+            "code": self.code,
+            "recipient": self.recipient,
+            "policy": self.policy,
+            "policy_sha256": self.policy_sha256,
+            "documents": self.documents,
+            "files": [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in self.files],
+        }
+
+
+class Delivered(BaseModel):
+    """What the recipient's channel said: its answer's hash, never its body."""
+
+    channel: ChannelKind
+    location: str
+    answer_sha256: str
+    status: int | None = None
+    already_delivered: bool = False
+    attempts: int = 1
+    at: datetime
+
+
+class ReceiptInput(BaseModel):
+    recorded: Recorded
+    delivered: Delivered
+
+
+class Receipt(BaseModel):
+    """Signed after delivery: the proof of exactly what reached whom."""
+
+    release_id: str
+    tenant: str | None
+    recipient: str
+    policy: str
+    policy_sha256: str
+    files: list[FileRef]
+    sources: list[str]
+    packet_sha256: str
+    manifest_sha256s: dict[str, str] = Field(default_factory=dict)
+    delivery: Delivered
+    egress_event_seq: int
+    egress_event_hash: str
+    workflow_id: str
+    run_id: str
+    signed_at: datetime
+
+
+def release_id(tenant: str | None, recipient: str, policy_sha256: str, docs: list[str]) -> str:
+    """One id per (tenant, recipient, policy, set of documents): requests converge on it."""
+    body = canonical_json(
+        {
+            "tenant": ids.scope(tenant),
+            "recipient": recipient,
+            "policy": policy_sha256,
+            "documents": sorted(set(docs)),
+        }
+    )
+    return hashlib.sha256(body).hexdigest()[:32]
+
+
+def check_release_id(value: str) -> str:
+    if not _RELEASE_ID.match(value):
+        raise ValueError("a release id is 32 lower-case hex characters")
+    return value
+
+
+def release_workflow_id(rid: str) -> str:
+    return f"release-{rid}"
+
+
+def packet_sha256(files: list[FileRef]) -> str:
+    """The SHA-256 of a packet: of the canonical list of its files' names and hashes."""
+    listing = [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in files]
+    return hashlib.sha256(canonical_json({"files": listing})).hexdigest()
+
+
+# --- store keys ---------------------------------------------------------------
+
+
+def _release_prefix(tenant: str | None, rid: str) -> str:
+    return f"egress/{ids.scope(tenant)}/releases/{rid}/"
+
+
+def release_file_key(tenant: str | None, rid: str, name: str) -> str:
+    return f"{_release_prefix(tenant, rid)}files/{name}"
+
+
+def release_event_key(tenant: str | None, rid: str) -> str:
+    """Create-only marker of the release's egress event: it is appended once."""
+    return f"{_release_prefix(tenant, rid)}event.json"
+
+
+def release_delivery_key(tenant: str | None, rid: str) -> str:
+    return f"{_release_prefix(tenant, rid)}delivery.json"
+
+
+def receipt_key(tenant: str | None, rid: str) -> str:
+    return f"{_release_prefix(tenant, rid)}receipt.json"
+
+
+def release_request_key(tenant: str | None, rid: str) -> str:
+    return f"{_release_prefix(tenant, rid)}request.json"
+
+
+def releases_prefix(tenant: str | None) -> str:
+    return f"egress/{ids.scope(tenant)}/releases/"
+
+
+def by_file_key(file_sha256: str) -> str:
+    """Which release a delivered file came from, for ``egress identify`` (any tenant)."""
+    if not _SHA.match(file_sha256):
+        raise ValueError("not a SHA-256")
+    return f"egress/by-file/{file_sha256}.json"
+
+
+def egress_index_key(tenant: str | None, seq: int) -> str:
+    """Marker of an egress event in the tenant's ledger, so queries need not scan it all."""
+    return f"egress/{ids.scope(tenant)}/index/{seq:012d}"
+
+
+def egress_index_prefix(tenant: str | None) -> str:
+    return f"egress/{ids.scope(tenant)}/index/"
+
+
+def policy_key(tenant: str | None, name: str, version: int) -> str:
+    return f"policies/{ids.scope(tenant)}/{check_name(name)}/{version:06d}.json"
+
+
+def policy_prefix(tenant: str | None, name: str | None = None) -> str:
+    base = f"policies/{ids.scope(tenant)}/"
+    return base if name is None else f"{base}{check_name(name)}/"
+
+
+def policy_by_hash_key(tenant: str | None, sha256: str) -> str:
+    return f"policies/{ids.scope(tenant)}/by-hash/{sha256}.json"
+
+
+def recipient_key(tenant: str | None, name: str) -> str:
+    return f"recipients/{ids.scope(tenant)}/{check_name(name)}.json"
+
+
+def recipient_revoked_key(tenant: str | None, name: str) -> str:
+    return f"recipients/{ids.scope(tenant)}/{check_name(name)}.revoked"
+
+
+def recipients_prefix(tenant: str | None) -> str:
+    return f"recipients/{ids.scope(tenant)}/"

@@ -1,0 +1,145 @@
+"""``custody egress verify``: a release's receipt replayed against the store and the ledger.
+
+Each check is named, like ``custody.verification``'s, so a FAIL says exactly
+what no longer holds:
+
+    receipt.present        the signed receipt exists and parses
+    receipt.signature      its Ed25519 signature verifies with the published keys
+    files.hash             every released file's stored bytes hash to the receipt
+    packet.hash            the receipt's packet hash is that of its file list
+    egress.event           the egress event sits at the receipt's seq with its hash,
+                           names this release, and its bytes hash is the packet's
+    receipt.event          the ledger's receipt event names this receipt's hash
+    egress.before_receipt  the egress event precedes the receipt event
+    policy.pinned          the policy pinned by hash is still stored and still hashes
+    ledger.chain           the tenant's whole chain (``verify_ledger``)
+
+Only hashes, names of released files, sequence numbers and codes appear in details.
+"""
+
+from __future__ import annotations
+
+from custody import egress as eg
+from custody.egress_store import SignedReceipt, pinned_policy, sha256_bytes
+from custody.errors import CustodyError
+from custody.ledger import Event, Ledger
+from custody.signing import PublicKeyRecord
+from custody.stores import ObjectMissing, ObjectStore
+from custody.stores.base import StoreError
+from custody.verification import Check, Report, verify_ledger
+
+
+def release_exists(store: ObjectStore, tenant: str | None, rid: str) -> bool:
+    """Whether anything of this release is stored for this tenant (files, event, receipt)."""
+    prefix = f"{eg.releases_prefix(tenant)}{eg.check_release_id(rid)}/"
+    return any(True for _ in store.list(prefix))
+
+
+def verify_release(
+    store: ObjectStore, keys: dict[str, PublicKeyRecord], tenant: str | None, rid: str
+) -> Report:
+    subject = eg.release_workflow_id(eg.check_release_id(rid))
+    key = eg.receipt_key(tenant, rid)
+    try:
+        body = store.get(key)
+        signed = SignedReceipt.model_validate_json(body)
+    except (ObjectMissing, KeyError):
+        return _report(subject, [Check(name="receipt.present", ok=False, detail="no receipt")])
+    except (ValueError, StoreError):
+        return _report(subject, [Check(name="receipt.present", ok=False, detail="unreadable")])
+    receipt = signed.receipt
+    why = signed.problem(keys) or ""
+    ledger = Ledger(store, tenant)
+    egress_event = ledger.find(receipt.egress_event_seq)
+    receipt_event = _receipt_event(store, ledger, key)
+    checks = [
+        Check(name="receipt.present", ok=receipt.release_id == rid and receipt.tenant == tenant),
+        Check(name="receipt.signature", ok=not why, detail=why or f"kid {signed.signature.kid}"),
+        _files_check(store, tenant, rid, receipt.files),
+        Check(name="packet.hash", ok=eg.packet_sha256(receipt.files) == receipt.packet_sha256),
+        _egress_event_check(egress_event, receipt),
+        _receipt_event_check(receipt_event, rid, sha256_bytes(body)),
+        _order_check(egress_event, receipt_event),
+        _policy_check(store, tenant, receipt),
+        *verify_ledger(store, keys, tenant).checks,
+    ]
+    return _report(subject, checks)
+
+
+def _report(subject: str, checks: list[Check]) -> Report:
+    return Report(subject=subject, ok=all(c.ok for c in checks), checks=checks)
+
+
+def _files_check(
+    store: ObjectStore, tenant: str | None, rid: str, files: list[eg.FileRef]
+) -> Check:
+    problems = []
+    for ref in files:
+        try:
+            data = store.get(eg.release_file_key(tenant, rid, ref.name))
+        except (ObjectMissing, KeyError):
+            problems.append(f"{ref.name} missing")
+            continue
+        except StoreError:
+            problems.append(f"{ref.name} unreadable")
+            continue
+        if sha256_bytes(data) != ref.sha256 or len(data) != ref.bytes:
+            problems.append(f"{ref.name} hash differs")
+    detail = "; ".join(problems) if problems else f"{len(files)} file(s)"
+    return Check(name="files.hash", ok=bool(files) and not problems, detail=detail)
+
+
+def _egress_event_check(event: Event | None, receipt: eg.Receipt) -> Check:
+    seq = receipt.egress_event_seq
+    if event is None:
+        return Check(name="egress.event", ok=False, detail=f"event {seq} missing or unreadable")
+    problems = []
+    if event.kind != eg.EGRESS_EVENT or event.detail.get("release_id") != receipt.release_id:
+        problems.append("not this release's egress event")
+    if event.hash != receipt.egress_event_hash or event.body_hash() != event.hash:
+        problems.append("hash differs")
+    if event.detail.get("bytes_sha256") != receipt.packet_sha256:
+        problems.append("bytes hash is not the packet's")
+    return Check(name="egress.event", ok=not problems, detail="; ".join(problems) or f"event {seq}")
+
+
+def _receipt_event(store: ObjectStore, ledger: Ledger, key: str) -> Event | None:
+    """The receipt's ledger event, found through the markers ``append_once`` left."""
+    prefix = f"{key}.event/seq/"
+    for marker in store.list(prefix):
+        event = ledger.find(int(marker[len(prefix) :]))
+        if event is not None and event.kind == eg.RECEIPT_EVENT:
+            return event
+    return None
+
+
+def _receipt_event_check(event: Event | None, rid: str, receipt_sha256: str) -> Check:
+    if event is None:
+        return Check(name="receipt.event", ok=False, detail="no receipt event")
+    ok = (
+        event.detail.get("release_id") == rid
+        and event.detail.get("receipt_sha256") == receipt_sha256
+        and event.body_hash() == event.hash
+    )
+    detail = f"event {event.seq}" if ok else f"event {event.seq} names another receipt"
+    return Check(name="receipt.event", ok=ok, detail=detail)
+
+
+def _order_check(egress_event: Event | None, receipt_event: Event | None) -> Check:
+    if egress_event is None or receipt_event is None:
+        return Check(name="egress.before_receipt", ok=False, detail="an event is missing")
+    ok = egress_event.seq < receipt_event.seq
+    return Check(
+        name="egress.before_receipt", ok=ok, detail=f"{egress_event.seq} < {receipt_event.seq}"
+    )
+
+
+def _policy_check(store: ObjectStore, tenant: str | None, receipt: eg.Receipt) -> Check:
+    try:
+        policy = pinned_policy(store, tenant, receipt.policy_sha256)
+    except CustodyError as err:
+        return Check(name="policy.pinned", ok=False, detail=str(err.code))
+    except ValueError:
+        return Check(name="policy.pinned", ok=False, detail="stored policy unreadable")
+    ok = policy.name == receipt.policy
+    return Check(name="policy.pinned", ok=ok, detail=f"{policy.name} {receipt.policy_sha256[:12]}")

@@ -1,0 +1,159 @@
+"""The build half of ``custody bench egress``: one released PDF per document, timed in parts.
+
+Each document is built by ``activities.egress.build.Job`` exactly as the render
+activity builds it (timed whole: ``pages_per_minute``), then again part by part
+from the same staged pages with the functions ``Job`` calls: rasterising the
+verified source, the searchable PDF alone, the stamped PDF with its identity
+(the watermark is the difference) and the C2PA manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from custody import egress as eg
+from custody import ids
+from custody.models import PageText, SignedRecord
+from custody.stores import ObjectStore
+from starter.client.connect import CustodyClient
+
+if TYPE_CHECKING:  # the renderer's libraries load only when a bench runs
+    from activities.egress.build import Job
+
+Figures = dict[str, Any]
+
+
+def prepared(store: ObjectStore, tenant: str, shas: list[str]) -> eg.Prepared:
+    """What the prepare activity would hand the render activity, for a release to nobody."""
+    sources = []
+    for sha in shas:
+        record = SignedRecord.model_validate_json(store.get(ids.record_key(sha, tenant)))
+        r = record.record
+        sources.append(
+            eg.SourceDoc(
+                sha256=sha,
+                source_key=r.source_key,
+                media_type=r.media_type,
+                pages=r.pages,
+                pages_key=r.pages_key,
+                text_key=r.text_key,
+            )
+        )
+    policy, now = eg.DEFAULT_POLICY, datetime.now(UTC)
+    rid = eg.release_id(tenant, "bench", policy.sha256(), shas)
+    release = eg.ReleaseInput(
+        release_id=rid,
+        tenant=tenant,
+        recipient="bench",
+        policy_sha256=policy.sha256(),
+        documents=shas,
+        actor="bench",
+        requested_at=now,
+    )
+    recipient = eg.Recipient(
+        name="bench",
+        tenant=tenant,
+        kind=eg.ChannelKind.OUTBOX,
+        target="/nowhere",
+        created_at=now,
+        created_by="bench",
+    )
+    return eg.Prepared(release=release, policy=policy, recipient=recipient, sources=sources)
+
+
+def build_all(client: CustodyClient, prepared: eg.Prepared, mark_pages: int) -> Figures:
+    from activities.egress import build
+    from activities.scratch import StagingArea
+
+    settings = client.settings
+    parts = dict.fromkeys(("raster", "render", "watermark", "manifest"), 0.0)
+    whole, pages = 0.0, 0
+    kept: list[Any] = []
+    for source in prepared.sources:
+        job = build.Job(
+            prepared=prepared,
+            source=source,
+            area=StagingArea(settings.staging_path),
+            store=client.store,
+            dpi=settings.limits.ocr_dpi,
+            c2pa_dir=settings.signing_path / "c2pa",
+            production=settings.env == "production",
+        )
+        started = time.perf_counter()
+        job.pdf()
+        whole += time.perf_counter() - started
+        pages += source.pages
+        kept += _parts(job, parts)[: max(0, mark_pages - len(kept))]
+    return {
+        "pages": pages,
+        "build_seconds": round(whole, 3),
+        "pages_per_minute": round(pages / whole * 60, 2) if whole else None,
+        "parts": {f"{name}_seconds": round(s, 3) for name, s in parts.items()},
+        "mark": _mark(kept),
+    }
+
+
+def _parts(job: Job, parts: dict[str, float]) -> list[Any]:
+    """One document's build again, part by part; its page images, for the mark measure."""
+    from activities.egress import provenance
+    from activities.egress.render import render_release
+    from activities.pages.raster import iter_pages
+    from activities.pages.searchable import searchable_pdf
+
+    src, p = job.source, job.prepared
+    clock = _Clock()
+    texts = [PageText.model_validate(t) for t in json.loads(job.store.get(src.pages_key))]
+    with job.area.staged(job.store, src.source_key, src.sha256) as path:
+        images = [image for _, image in iter_pages(path, src.media_type, job.dpi)]
+    parts["raster"] += clock.lap()
+    searchable_pdf(zip(images, texts, strict=True), job.dpi)
+    plain = clock.lap()
+    stamped = render_release(zip(images, texts, strict=True), job.dpi, _release_mark(p))
+    parts["render"] += plain
+    parts["watermark"] += max(0.0, clock.lap() - plain)
+    claim = provenance.EgressClaim(
+        release_id=p.release.release_id,
+        recipient=p.recipient.name,
+        policy_name=p.policy.name,
+        policy_sha256=p.policy.sha256(),
+        source_sha256s=[s.sha256 for s in p.sources],
+        tenant=p.release.tenant,
+    )
+    creds = provenance.ensure_chain(job.c2pa_dir, production=job.production)
+    provenance.sign_file(stamped, "application/pdf", claim, creds)
+    parts["manifest"] += clock.lap()
+    return images
+
+
+def _release_mark(p: eg.Prepared) -> Any:
+    from activities.egress.pdfmeta import ReleaseMark
+
+    return ReleaseMark(
+        release_id=p.release.release_id,
+        recipient=p.recipient.name,
+        policy_name=p.policy.name,
+        policy_sha256=p.policy.sha256(),
+        date=p.release.requested_at.date().isoformat(),
+    )
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self._last = time.perf_counter()
+
+    def lap(self) -> float:
+        now = time.perf_counter()
+        elapsed, self._last = now - self._last, now
+        return elapsed
+
+
+def _mark(pages: list[Any]) -> Figures:
+    if not pages:
+        return {}
+    from activities.egress.mark import measure_mark
+
+    report = measure_mark(pages, seed=0)
+    return {name: round(float(value), 4) for name, value in report.items()}

@@ -1,0 +1,126 @@
+"""``custody egress ls|verify|identify``: which bytes left, to whom, under what policy.
+
+All three read the object store only, so they answer months later, after
+Temporal's retention dropped the workflows:
+
+    custody egress ls [--recipient R] [--document SHA] [--policy P] [--since ISO]
+    custody egress verify RELEASE_ID     exit 0 every check passes, 8 one FAILs, 5 unknown
+    custody egress identify FILE         {release_id, recipient, match, by}
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from custody import egress as eg
+from custody.egress_store import egress_events
+from custody.errors import Code
+from custody.settings import Settings
+from custody.signing import public_keys
+from custody.stores import open_store
+from starter.cli.output import Exit, emit, fail
+from starter.cli.registry import add_command
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    group = add_command(sub, "egress")
+    actions = group.add_subparsers(dest="egress_action", required=True)
+    ls = actions.add_parser("ls", parents=[common], help="egress events, oldest first")
+    ls.add_argument("--recipient", default=None)
+    ls.add_argument("--document", default=None, metavar="SHA256")
+    ls.add_argument("--policy", default=None, help="policy name or SHA-256")
+    ls.add_argument("--since", default=None, metavar="ISO", help="events at or after this time")
+    ls.set_defaults(handler=ls_command)
+    verify = actions.add_parser("verify", parents=[common], help="replay a release's receipt")
+    verify.add_argument("release_id")
+    verify.set_defaults(handler=verify_command)
+    ident = actions.add_parser("identify", parents=[common], help="which release a file is from")
+    ident.add_argument("file", type=Path)
+    ident.set_defaults(handler=identify_command)
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    at = datetime.fromisoformat(value)
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
+def _wanted(record: eg.EgressRecord, args: argparse.Namespace, since: datetime | None) -> bool:
+    return (
+        (args.recipient is None or record.recipient == args.recipient)
+        and (args.document is None or args.document in record.documents)
+        and (args.policy is None or args.policy in (record.policy, record.policy_sha256))
+        and (since is None or record.at >= since)
+    )
+
+
+def ls_command(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        since = _since(args.since)
+    except ValueError:
+        example = "--since takes an ISO 8601 time, e.g. 2025-01-31T12:00:00+00:00"
+        return fail(args.json, Code.USAGE, example, Exit.USAGE)
+    records = [
+        r for r in egress_events(open_store(settings), args.tenant) if _wanted(r, args, since)
+    ]
+    rows = [r.model_dump(mode="json") for r in records]
+    lines = [f"{'at':<20} {'kind':<8} {'release':<12} {'recipient':<16} {'policy':<12} bytes"]
+    lines += [
+        f"{r.at:%Y-%m-%d %H:%M:%S}  {r.kind.value:<8} {(r.release_id or '-')[:12]:<12} "
+        f"{r.recipient or '-':<16} {r.policy:<12} {r.bytes_sha256[:16]} {r.actor}"
+        for r in records
+    ]
+    emit(args, rows, "\n".join(lines) if records else "no egress events")
+    return Exit.OK
+
+
+def verify_command(args: argparse.Namespace, settings: Settings) -> int:
+    from custody.egress_verify import release_exists, verify_release
+
+    try:
+        rid = eg.check_release_id(args.release_id)
+    except ValueError as err:
+        return fail(args.json, Code.USAGE, str(err), Exit.USAGE)
+    store = open_store(settings)
+    if not release_exists(store, args.tenant, rid):
+        return fail(args.json, Code.NOT_FOUND, f"no release {rid} for this tenant", Exit.NOT_FOUND)
+    report = verify_release(store, public_keys(store), args.tenant, rid)
+    data = {
+        "ok": report.ok,
+        "passed": sum(c.ok for c in report.checks),
+        "failed": sum(not c.ok for c in report.checks),
+        "reports": [report.model_dump()],
+    }
+    lines = [f"{'PASS' if report.ok else 'FAIL'}  {report.subject}"]
+    lines += [f"  {'ok  ' if c.ok else 'FAIL'} {c.name} {c.detail}".rstrip() for c in report.checks]
+    emit(args, data, "\n".join(lines))
+    return Exit.OK if report.ok else Exit.VERIFY_FAILED
+
+
+def identify_command(args: argparse.Namespace, settings: Settings) -> int:
+    from starter.cli.identify import identify
+
+    try:
+        data = args.file.read_bytes()
+    except OSError as err:
+        return fail(
+            args.json, Code.NOT_FOUND, f"cannot read the file ({err.strerror})", Exit.NOT_FOUND
+        )
+    found = identify(open_store(settings), data, trust_anchor(settings))
+    text = (
+        f"{found.match} (by {found.by}): release {found.release_id} to {found.recipient}"
+        if found.release_id
+        else "no release found for this file"
+    )
+    emit(args, found.json(), text)
+    return Exit.OK
+
+
+def trust_anchor(settings: Settings) -> bytes | None:
+    """This deployment's C2PA CA (PEM), the anchor a manifest must chain to; never created here."""
+    ca = settings.signing_path / "c2pa" / "ca.pem"
+    return ca.read_bytes() if ca.is_file() else None
