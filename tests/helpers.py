@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -22,11 +23,13 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
+from custody import egress as eg
 from custody.models import PageText
 from custody.settings import Settings
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
 from starter.client.connect import CustodyClient
+from starter.client.submit import submit, wait
 from workers.io import build_io_worker
 from workers.ocr import build_ocr_worker
 
@@ -142,3 +145,29 @@ async def custody_cli(settings: Settings, *args: str, tenant: str | None = None)
         return proc.returncode, json.loads(out) if out.strip() else None
     except json.JSONDecodeError:
         raise AssertionError(f"not JSON (rc={proc.returncode}): {out!r} {err!r}") from None
+
+
+def recipient(
+    tenant: str | None,
+    name: str,
+    target: str | Path,
+    kind: eg.ChannelKind = eg.ChannelKind.OUTBOX,
+) -> eg.Recipient:
+    """A recipient registration as an operator makes it (an outbox folder by default)."""
+    return eg.Recipient(
+        name=name,
+        tenant=tenant,
+        kind=kind,
+        target=str(target),
+        created_at=datetime.now(UTC),
+        created_by="test",
+    )
+
+
+async def publish_scan(
+    custody: CustodyClient, corpus: Path, tenant: str, name: str = "tess_phototest.tif"
+) -> str:
+    """Submit one corpus scan and wait for it; its SHA-256 (the caller checks the state)."""
+    sub = await submit(custody, corpus / "ocr_gt" / name, tenant=tenant)
+    await wait(custody, sub.sha256, tenant=tenant)
+    return sub.sha256

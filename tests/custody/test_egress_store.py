@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from custody.egress_store import (
 )
 from custody.errors import EgressRefused
 from custody.stores.local import LocalStore
+from tests.helpers import recipient
 
 TENANT = "clinic-a"
 
@@ -32,14 +32,7 @@ def store(tmp_path: Path) -> LocalStore:
 
 
 def _recipient(name: str = "clinic-b", target: str = "/srv/outbox") -> eg.Recipient:
-    return eg.Recipient(
-        name=name,
-        tenant=TENANT,
-        kind=eg.ChannelKind.OUTBOX,
-        target=target,
-        created_at=datetime.now(UTC),
-        created_by="op@host",
-    )
+    return recipient(TENANT, name, target)
 
 
 def test_policy_versions_are_immutable_and_newest_is_current(store: LocalStore) -> None:

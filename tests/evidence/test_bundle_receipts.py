@@ -16,7 +16,6 @@ import subprocess
 import sys
 import zipfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,7 @@ from custody.stores.local import LocalStore
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import make_settings, recipient, running_pipeline
 
 
 @dataclass
@@ -71,22 +70,11 @@ async def released(
     async with running_pipeline(
         temporal_client, settings, ocr_engine, with_ocr_worker=False
     ) as custody:
-        add_recipient(custody.store, _outbox(tenant, home / "outbox"))
+        add_recipient(custody.store, recipient(tenant, "clinic-b", home / "outbox"))
         started = await release(custody, [subs[0].sha256], to="clinic-b", tenant=tenant, actor="op")
         done = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
     assert done.state is eg.ReleaseState.DELIVERED, done
     return Released(settings, tenant, subs[0].sha256, subs[1].sha256, done.release_id)
-
-
-def _outbox(tenant: str, folder: Path) -> eg.Recipient:
-    return eg.Recipient(
-        name="clinic-b",
-        tenant=tenant,
-        kind=eg.ChannelKind.OUTBOX,
-        target=str(folder),
-        created_at=datetime.now(UTC),
-        created_by="test",
-    )
 
 
 def _unzipped(r: Released, sha256: str, tmp_path: Path) -> Path:

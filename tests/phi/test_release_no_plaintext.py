@@ -20,7 +20,6 @@ import re
 import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -43,7 +42,7 @@ from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client.connect import CustodyClient
 from starter.client.release import release, wait_release
-from tests.helpers import make_settings
+from tests.helpers import make_settings, recipient
 from tests.phi.test_sealed_pipeline import (
     SUBSET,
     Run,
@@ -122,15 +121,7 @@ async def _release(
     """Every published document of ``tenant``, in one release to an outbox recipient."""
     store = SealedStore(LocalStore(settings.objects_dir), ring)
     custody = CustodyClient(temporal=client, store=store, settings=settings)
-    recipient = eg.Recipient(
-        name=RECIPIENT,
-        tenant=tenant,
-        kind=eg.ChannelKind.OUTBOX,
-        target=str(outbox),
-        created_at=datetime.now(UTC),
-        created_by="test",
-    )
-    add_recipient(store, recipient)
+    add_recipient(store, recipient(tenant, RECIPIENT, outbox))
     prefix = f"records/{tenant}/"
     docs = [key[len(prefix) :].removesuffix(".json") for key in store.list(prefix)]
     started = await release(custody, docs, to=RECIPIENT, tenant=tenant, actor="op:phi")

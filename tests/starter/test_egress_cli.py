@@ -35,8 +35,7 @@ from custody.stores.local import LocalStore
 from starter.cli.egress import trust_anchor
 from starter.cli.identify import identify
 from starter.cli.registry import build_parser
-from starter.client.submit import submit, wait
-from tests.helpers import custody_cli, make_settings, running_pipeline
+from tests.helpers import custody_cli, make_settings, publish_scan, running_pipeline
 
 RECIPIENT = "clinic-b"
 
@@ -76,16 +75,15 @@ async def released(
     settings = make_settings(home, temporal_address, egress_delivery_attempts=1)
     outbox = home / "outbox"
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
-        await wait(custody, sub.sha256, tenant=tenant)
+        sha = await publish_scan(custody, corpus, tenant)
         rc, _ = await custody_cli(
             settings, "recipients", "add", RECIPIENT, "--outbox", str(outbox), tenant=tenant
         )
         assert rc == 0
         rc, answer = await custody_cli(
-            settings, "release", sub.sha256, "--to", RECIPIENT, "--wait", tenant=tenant
+            settings, "release", sha, "--to", RECIPIENT, "--wait", tenant=tenant
         )
-    return Released(settings, tenant, sub.sha256, outbox, rc, answer)
+    return Released(settings, tenant, sha, outbox, rc, answer)
 
 
 def _cli(settings: Settings, *argv: str, tenant: str | None = None) -> tuple[int, Any]:

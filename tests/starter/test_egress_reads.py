@@ -31,10 +31,10 @@ from starter.cli.actor import operator
 from starter.cli.documents import result as cli_result
 from starter.client.connect import CustodyClient
 from starter.client.read import result as read_result
-from starter.client.submit import submit, wait
+from starter.client.submit import submit
 from starter.edge import tenants
 from starter.evidence.bundle import export_bundle
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import make_settings, publish_scan, running_pipeline
 from tests.starter.edge.conftest import EdgeHarness, custody_client, png
 
 
@@ -65,12 +65,11 @@ async def published(
     )
     tenant = "reads-" + os.urandom(4).hex()
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
-        await wait(custody, sub.sha256, tenant=tenant)
+        sha = await publish_scan(custody, corpus, tenant)
         record, key = tenants.add(custody.store, tenant)
-        text = read_result(custody, sub.sha256, tenant).text
+        text = read_result(custody, sha, tenant).text
     auth = {"Authorization": f"Bearer {key}"}
-    return Published(settings, tenant, record.key_id, auth, sub.sha256, text)
+    return Published(settings, tenant, record.key_id, auth, sha, text)
 
 
 def _events(p: Published) -> list[eg.EgressRecord]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,7 @@ from custody.verification import verify_ledger
 from starter.client.connect import CustodyClient
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
-from tests.helpers import make_settings, running_pipeline, spawn_worker
+from tests.helpers import make_settings, recipient, running_pipeline, spawn_worker
 from tests.workflows.test_replay import replay_and_keep
 
 
@@ -68,17 +67,7 @@ async def published(
 
 
 def _recipient(custody: CustodyClient, tenant: str, outbox: Path, name: str = "clinic-b") -> str:
-    add_recipient(
-        custody.store,
-        eg.Recipient(
-            name=name,
-            tenant=tenant,
-            kind=eg.ChannelKind.OUTBOX,
-            target=str(outbox),
-            created_at=datetime.now(UTC),
-            created_by="test",
-        ),
-    )
+    add_recipient(custody.store, recipient(tenant, name, outbox))
     return name
 
 
@@ -221,17 +210,11 @@ async def test_release_recipient_down_fails_with_code_and_closing_event(
     async with running_pipeline(
         temporal_client, p.settings, ocr_engine, with_ocr_worker=False
     ) as custody:
-        add_recipient(
-            custody.store,
-            eg.Recipient(
-                name="clinic-down",
-                tenant=p.tenant,
-                kind=eg.ChannelKind.HTTPS,
-                target="http://127.0.0.1:9/packets",  # discard port: nobody listens
-                created_at=datetime.now(UTC),
-                created_by="test",
-            ),
+        # The discard port: nobody listens there.
+        down = recipient(
+            p.tenant, "clinic-down", "http://127.0.0.1:9/packets", eg.ChannelKind.HTTPS
         )
+        add_recipient(custody.store, down)
         started = await release(custody, [p.sha256], to="clinic-down", tenant=p.tenant, actor="op")
         result = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
     assert result.state is eg.ReleaseState.FAILED and result.code == "RECIPIENT_UNREACHABLE"

@@ -16,7 +16,6 @@ import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +31,8 @@ from custody.settings import Settings
 from custody.signing import public_keys
 from custody.stores.local import LocalStore
 from starter.client.release import release, wait_release
-from starter.client.submit import submit, wait
 from tests.activities.egress.test_channels import _free_port, _Recipient
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import make_settings, publish_scan, recipient, running_pipeline
 
 DELIVER = "custody.release.deliver"
 
@@ -83,21 +81,12 @@ async def published(
     )
     tenant = "channels-" + os.urandom(4).hex()
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
-        await wait(custody, sub.sha256, tenant=tenant)
-    return Published(settings, tenant, sub.sha256)
+        sha = await publish_scan(custody, corpus, tenant)
+    return Published(settings, tenant, sha)
 
 
 def _register(p: Published, name: str, kind: eg.ChannelKind, target: str) -> str:
-    recipient = eg.Recipient(
-        name=name,
-        tenant=p.tenant,
-        kind=kind,
-        target=target,
-        created_at=datetime.now(UTC),
-        created_by="test",
-    )
-    assert add_recipient(p.store, recipient)
+    assert add_recipient(p.store, recipient(p.tenant, name, target, kind))
     return name
 
 

@@ -11,7 +11,6 @@ import asyncio
 import hashlib
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +25,8 @@ from custody.egress_store import add_recipient, egress_events, revoke_recipient
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.client.connect import CustodyClient
-from starter.client.submit import submit, wait
 from starter.edge import tenants
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import make_settings, publish_scan, recipient, running_pipeline
 from tests.starter.edge.conftest import EdgeHarness, custody_client
 
 RECIPIENT = "clinic-b"
@@ -56,25 +54,13 @@ async def published(
     settings = make_settings(home, temporal_address, admission_refresh_s=0.0)
     tenant = "edge-rel-" + os.urandom(4).hex()
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
-        await wait(custody, sub.sha256, tenant=tenant)
+        sha = await publish_scan(custody, corpus, tenant)
         record, key = tenants.add(custody.store, tenant)
         for name in (RECIPIENT, "clinic-gone"):
-            add_recipient(custody.store, _recipient(tenant, name, home / "outbox"))
+            add_recipient(custody.store, recipient(tenant, name, home / "outbox"))
         revoke_recipient(custody.store, tenant, "clinic-gone", by="test")
     auth = {"Authorization": f"Bearer {key}"}
-    return Tenanted(settings, tenant, record.key_id, auth, sub.sha256, home / "outbox")
-
-
-def _recipient(tenant: str, name: str, outbox: Path) -> eg.Recipient:
-    return eg.Recipient(
-        name=name,
-        tenant=tenant,
-        kind=eg.ChannelKind.OUTBOX,
-        target=str(outbox),
-        created_at=datetime.now(UTC),
-        created_by="test",
-    )
+    return Tenanted(settings, tenant, record.key_id, auth, sha, home / "outbox")
 
 
 @dataclass
