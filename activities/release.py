@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 from temporalio import activity
 
@@ -112,7 +113,7 @@ class ReleaseActivities:
                 self._index(ref, p)
                 files.append(ref)
                 if p.policy.c2pa and media_type != "text/plain":
-                    manifests[name] = ref.sha256
+                    manifests[name] = self._manifest(data, media_type)
         return eg.Rendered(
             prepared=p,
             files=files,
@@ -132,7 +133,7 @@ class ReleaseActivities:
             area=self._area,
             store=self._store,
             dpi=self._settings.limits.ocr_dpi,
-            c2pa_dir=self._settings.signing_path / "c2pa",
+            c2pa_dir=self._c2pa_dir,
             production=self._settings.env == "production",
         )
         if "searchable_pdf" in p.policy.include:
@@ -142,6 +143,17 @@ class ReleaseActivities:
                 yield f"{stem}-p{page + 1:03d}.png", "image/png", job.png(page)
         if "text" in p.policy.include:
             yield f"{stem}.txt", "text/plain", lambda: self._store.get(src.text_key)
+
+    def _manifest(self, data: bytes, media_type: str) -> str:
+        from activities.egress import build
+
+        return build.manifest_sha256(
+            data, media_type, self._c2pa_dir, self._settings.env == "production"
+        )
+
+    @property
+    def _c2pa_dir(self) -> Path:
+        return self._settings.signing_path / "c2pa"
 
     def _index(self, ref: eg.FileRef, p: eg.Prepared) -> None:
         body = {"release_id": p.release.release_id, "tenant": p.release.tenant, "name": ref.name}

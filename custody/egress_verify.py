@@ -19,6 +19,8 @@ Only hashes, names of released files, sequence numbers and codes appear in detai
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from custody import egress as eg
 from custody.egress_store import SignedReceipt, pinned_policy, sha256_bytes
 from custody.errors import CustodyError
@@ -35,9 +37,20 @@ def release_exists(store: ObjectStore, tenant: str | None, rid: str) -> bool:
     return any(True for _ in store.list(prefix))
 
 
+#: Reads the C2PA manifest embedded in a released file: its hash, or None when absent.
+ManifestReader = Callable[[bytes, str], str | None]
+
+
 def verify_release(
-    store: ObjectStore, keys: dict[str, PublicKeyRecord], tenant: str | None, rid: str
+    store: ObjectStore,
+    keys: dict[str, PublicKeyRecord],
+    tenant: str | None,
+    rid: str,
+    manifest_of: ManifestReader | None = None,
 ) -> Report:
+    """Every check of one release; with ``manifest_of`` (the C2PA reader, which this light
+    module does not import), also that each signed file still carries the manifest its
+    receipt names."""
     subject = eg.release_workflow_id(eg.check_release_id(rid))
     key = eg.receipt_key(tenant, rid)
     try:
@@ -63,6 +76,8 @@ def verify_release(
         _policy_check(store, tenant, receipt),
         *verify_ledger(store, keys, tenant).checks,
     ]
+    if manifest_of is not None:
+        checks.append(_manifest_check(store, receipt, manifest_of))
     return _report(subject, checks)
 
 
@@ -87,6 +102,24 @@ def _files_check(
             problems.append(f"{ref.name} hash differs")
     detail = "; ".join(problems) if problems else f"{len(files)} file(s)"
     return Check(name="files.hash", ok=bool(files) and not problems, detail=detail)
+
+
+def _manifest_check(store: ObjectStore, receipt: eg.Receipt, read: ManifestReader) -> Check:
+    media = {f.name: f.media_type for f in receipt.files}
+    problems = []
+    for name, expected in sorted(receipt.manifest_sha256s.items()):
+        try:
+            data = store.get(eg.release_file_key(receipt.tenant, receipt.release_id, name))
+            found = read(data, media.get(name, "application/pdf"))
+        except (ObjectMissing, KeyError, StoreError):
+            found = None
+        except CustodyError as err:  # the manifest does not parse
+            problems.append(f"{name} {err.code}")
+            continue
+        if found != expected:
+            problems.append(f"{name} manifest differs" if found else f"{name} no manifest")
+    detail = "; ".join(problems) or f"{len(receipt.manifest_sha256s)} manifest(s)"
+    return Check(name="manifest.hash", ok=not problems, detail=detail)
 
 
 def _egress_event_check(event: Event | None, receipt: eg.Receipt) -> Check:

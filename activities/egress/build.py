@@ -19,6 +19,7 @@ from activities.egress.render import render_page_png, render_release
 from activities.pages.raster import GrayPage, iter_pages
 from activities.scratch import StagingArea
 from custody import egress as eg
+from custody.errors import ProvenanceInvalid
 from custody.models import PageText
 from custody.stores import ObjectStore
 
@@ -78,6 +79,15 @@ class Job:
 
     def _pages(self) -> _Pages:
         return _Pages(self)
+
+
+def manifest_sha256(data: bytes, media_type: str, c2pa_dir: Path, production: bool) -> str:
+    """The hash of the C2PA manifest just embedded in ``data``, read back as a verifier would."""
+    creds = provenance.ensure_chain(c2pa_dir, production=production)
+    reading = provenance.read_claim(data, media_type, creds.ca_pem)
+    if reading is None or not reading.verified:
+        raise ProvenanceInvalid("the released file's manifest does not verify")
+    return reading.manifest_sha256
 
 
 class _Pages:

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from activities.egress import c2pa_certs as certs
 from custody import egress as eg
+from custody.canonical import canonical_json
 from custody.errors import (
     ProvenanceInvalid,
     SigningFailed,
@@ -106,6 +107,10 @@ class ProvenanceReading(BaseModel):
     codes: tuple[str, ...]  # c2pa failure codes, e.g. assertion.dataHash.mismatch
     signer_sha256: str | None  # SHA-256 of the leaf certificate's DER, when found
     anchor_sha256: str | None  # the anchor that issued the leaf, when one did
+    #: The active manifest's label (a URN) and the SHA-256 of its canonical JSON
+    #: (assertions, claim and signature info as c2pa reads them): what a receipt names.
+    manifest_label: str = ""
+    manifest_sha256: str = ""
 
     @property
     def verified(self) -> bool:
@@ -285,4 +290,6 @@ def _reading(store: dict[str, Any], data: bytes, anchors_pem: bytes) -> Provenan
         sha256=hashlib.sha256(data).hexdigest(),
         signer_sha256=certs.sha256_der(leaf) if leaf else None,
         anchor_sha256=certs.issuing_anchor(leaf, anchors_pem) if leaf else None,
+        manifest_label=str(store.get("active_manifest", "")),
+        manifest_sha256=hashlib.sha256(canonical_json(manifest)).hexdigest(),
     )

@@ -11,6 +11,7 @@ Temporal's retention dropped the workflows:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,22 @@ def ls_command(args: argparse.Namespace, settings: Settings) -> int:
     return Exit.OK
 
 
+def _manifest_reader(settings: Settings) -> Callable[[bytes, str], str | None] | None:
+    """The C2PA reader, pinned to this deployment's CA; None where no CA was ever made."""
+    from activities.egress import provenance  # c2pa loads only for this check
+
+    anchor = settings.signing_path / "c2pa" / "ca.pem"
+    if not anchor.exists():
+        return None
+    pem = anchor.read_bytes()
+
+    def read(data: bytes, media_type: str) -> str | None:
+        reading = provenance.read_claim(data, media_type, pem)
+        return reading.manifest_sha256 if reading is not None and reading.verified else None
+
+    return read
+
+
 def verify_command(args: argparse.Namespace, settings: Settings) -> int:
     from custody.egress_verify import release_exists, verify_release
 
@@ -88,7 +105,9 @@ def verify_command(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     if not release_exists(store, args.tenant, rid):
         return fail(args.json, Code.NOT_FOUND, f"no release {rid} for this tenant", Exit.NOT_FOUND)
-    report = verify_release(store, public_keys(store), args.tenant, rid)
+    report = verify_release(
+        store, public_keys(store), args.tenant, rid, manifest_of=_manifest_reader(settings)
+    )
     data = {
         "ok": report.ok,
         "passed": sum(c.ok for c in report.checks),

@@ -248,12 +248,14 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
         "egress.before_receipt",
         "policy.pinned",
         "ledger.chain",
+        "manifest.hash",
     }
     key = eg.release_file_key(r.tenant, r.release_id, r.answer["files"][0]["name"])
     with _tampered(r.store, key, "flip"):
         rc, bad = await custody_cli(r.settings, "egress", "verify", r.release_id, tenant=r.tenant)
     failed = {c["name"] for c in bad["reports"][0]["checks"] if not c["ok"]}
-    assert rc == 8 and failed == {"files.hash"}
+    # The flipped byte is in the page content, which the C2PA manifest's data hash covers.
+    assert rc == 8 and failed == {"files.hash", "manifest.hash"}
 
 
 def _receipt_seq(r: Released) -> int:

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from activities.egress import provenance
+from activities.egress.pdfmeta import read_identity
 from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody.egress_store import (
@@ -105,6 +107,15 @@ async def test_release_delivers_once_with_receipt_event_and_identity(
     assert signed.problem(public_keys(store)) is None
     assert signed.receipt.egress_event_seq == events[0].seq
     assert signed.receipt.files == result.files
+    # The delivered PDF carries a verified C2PA claim for this release, and the
+    # receipt names exactly that manifest; its /ID and XMP name the release too.
+    anchor = (p.settings.signing_path / "c2pa" / "ca.pem").read_bytes()
+    reading = provenance.read_claim(delivered, "application/pdf", anchor)
+    assert reading is not None and reading.verified
+    assert reading.claim.release_id == rid and reading.claim.source_sha256s == [p.sha256]
+    assert signed.receipt.manifest_sha256s == {names[0]: reading.manifest_sha256}
+    identity = read_identity(delivered)
+    assert identity is not None and identity.release_id == rid and identity.id_matches
     ledger = Ledger(store, p.tenant)
     kinds = [e.kind for e in ledger.events() if e.detail.get("release_id") == rid]
     assert kinds == [eg.EGRESS_EVENT, eg.RECEIPT_EVENT]  # the event came before the receipt
