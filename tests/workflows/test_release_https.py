@@ -193,3 +193,50 @@ async def test_release_s3_recipient_delivers_each_object_once(
     assert hashlib.sha256(body).hexdigest() == pdf.sha256
     receipt = _one_receipt(p, result).receipt
     assert receipt.delivery.channel is eg.ChannelKind.S3 and receipt.files == result.files
+
+
+async def test_release_s3_outage_then_back_delivers_once(
+    temporal_client: Client, published: Published, ocr_engine: OcrEngine
+) -> None:
+    """The recipient's S3 is down at the first attempt and back on its port for a later one:
+    delivered, one version of each object, one receipt."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    p, port = published, _free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint, bucket = f"http://127.0.0.1:{port}", f"clinic-{uuid.uuid4().hex[:12]}"
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    s3.create_bucket(Bucket=bucket)
+    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    server.stop()  # the outage: nothing listens on the port (moto keeps the bucket in memory)
+    settings = p.settings.model_copy(update={"egress_s3_endpoint_url": endpoint})
+    to = _register(p, "clinic-s3-late", eg.ChannelKind.S3, f"s3://{bucket}/inbox")
+    back = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    try:
+        async with running_pipeline(
+            temporal_client, settings, ocr_engine, with_ocr_worker=False
+        ) as custody:
+            started = await release(custody, [p.sha256], to=to, tenant=p.tenant, actor="op")
+            handle = temporal_client.get_workflow_handle(started.workflow_id)
+            await asyncio.wait_for(_first_delivery_failed(handle), 120)
+            back.start()
+            result = await asyncio.wait_for(wait_release(custody, started.release_id), 120)
+            attempts = await _deliver_attempts(handle)
+        versions = s3.list_object_versions(Bucket=bucket)["Versions"]
+    finally:
+        back.stop()
+    assert result.state is eg.ReleaseState.DELIVERED, result
+    assert attempts >= 2
+    rid = result.release_id
+    assert sorted(v["Key"] for v in versions) == sorted(
+        [f"inbox/{rid}/{result.files[0].name}", f"inbox/{rid}/manifest.json"]
+    )
+    assert _one_receipt(p, result).receipt.delivery.channel is eg.ChannelKind.S3
