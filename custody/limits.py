@@ -38,7 +38,7 @@ class PolicyLimits(BaseModel):
     allow_encrypted_empty_password: bool = False
     # Born-digital PDF pages: "prefer" reads the text layer the author typeset
     # (exact, milliseconds; the record lists those pages and their hashes) and
-    # OCRs only pages without one; "ignore" OCRs every page (docs: README).
+    # OCRs only pages without one; "ignore" OCRs every page (docs/integrators.md).
     text_layer: Literal["prefer", "ignore"] = "prefer"
 
     def policy_version(self) -> str:

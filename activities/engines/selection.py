@@ -1,7 +1,7 @@
 """Build the OCR engine the settings name, exactly as the OCR worker and the benchmark use it.
 
 ``CUSTODY_OCR_ENGINE`` picks it: ``tesseract`` (the default: Tesseract on
-resolution-normalised pages, measured 17x bare EasyOCR's speed and more
+resolution-normalised pages, measured 18.4x bare EasyOCR's speed and more
 accurate than bare Tesseract), ``hybrid`` (the same, with EasyOCR's recogniser
 re-reading the words Tesseract is unsure of: +0.005 word F1, within one page's
 noise, for 1.7-2.6x the time and 100 MB of weights) or ``easyocr`` (CRAFT

@@ -6,7 +6,7 @@ engine's time spent before it reads a pixel. So each lane keeps one helper: a
 small Python process that opens libtesseract's C API (the library the Debian
 binary itself runs, ``libtesseract5``) through ``ctypes`` once, then recognises
 the pages it is sent. Same library, same traineddata, same settings: its TSV is
-byte-identical to the binary's on every corpus page (tests/activities/test_tess_server.py).
+byte-identical to the binary's on every corpus page (tests/activities/engines/test_tess_server.py).
 
 Why a process, not the library inside the OCR worker: OpenMP reads
 ``OMP_THREAD_LIMIT`` once, when it loads, and the worker's torch brings its own

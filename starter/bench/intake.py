@@ -3,7 +3,7 @@
 Starts its own Temporal dev server (state in a temporary folder) and the edge
 on 127.0.0.1 in this process. By default no worker runs, so every accepted
 document stays waiting and the admission bounds are what shape the answers;
-``--drain`` adds the I/O and OCR workers (real EasyOCR), waits up to the SLO
+``--drain`` adds the I/O and OCR workers (the default engine), waits up to the SLO
 for the waiting set to empty, and reports the share searchable within it.
 It uploads one large generated body first and samples this process's RSS
 meanwhile (the edge must stream, not buffer), then the burst.
