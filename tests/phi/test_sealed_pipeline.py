@@ -56,6 +56,7 @@ from starter.local.codec_server import create_app
 from starter.local.stack import temporal_binary
 from tests.helpers import make_settings, spawn_worker
 from workflows.document import DocumentWorkflow
+from workflows.release import ReleaseWorkflow
 
 pytestmark = pytest.mark.slow
 
@@ -66,7 +67,7 @@ SUBSET = (
     "funsdpdf_2pages_86220490_86328049.pdf",
     "sroie_167.jpg",
 )
-TOKEN = "phi-test-token"
+TOKEN = "phi-test-token-0123456789-abcdefgh"
 SAVED_HISTORIES = Path(__file__).parents[1] / "workflows" / "histories"
 MIN_TRUTH_LINE = 8
 MIN_RECOGNISED_LINE = 12
@@ -433,4 +434,6 @@ def test_phi_shred_leaves_tenant_unreadable_and_others_readable(sealed_run: Run)
 
 
 def _replayer(ring: Keyring) -> Replayer:
-    return Replayer(workflows=[DocumentWorkflow], data_converter=data_converter(ring))
+    return Replayer(
+        workflows=[DocumentWorkflow, ReleaseWorkflow], data_converter=data_converter(ring)
+    )
