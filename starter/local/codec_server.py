@@ -4,13 +4,21 @@ The UI (and ``temporal --codec-endpoint``) POSTs ``{"payloads": [...]}`` (the
 protobuf JSON of ``Payloads``) to ``.../decode`` or ``.../encode``; only the
 last path segment matters, per the codec server protocol. Every request needs
 the bearer token (``Authorization: Bearer``, for the CLI and scripts) or the
-cookie set by ``/login`` (for a browser, where the UI cannot add a header);
-CORS admits only the UI's own origin. See docs/phi.md for the browser steps.
+session cookie that ``/login`` hands out for the token (for a browser, where
+the UI cannot add a header); CORS admits only the UI's own origin. See
+docs/phi.md for the browser steps.
+
+The cookie carries an expiring session id, never the token
+(:mod:`starter.local.codec_sessions`). It is ``SameSite=Strict``: the UI on
+``localhost:<ui port>`` and this server on ``localhost:<port>`` are the same
+*site* (ports do not count), so the UI's credentialed fetch still carries it,
+while no other site's page can make the browser send it. Cookies cannot be
+scoped to a port, so it is scoped by path instead: the browser sends it only
+to ``/codec/...``, the endpoint the UI is given.
 """
 
 from __future__ import annotations
 
-import hmac
 from urllib.parse import parse_qs
 
 import uvicorn
@@ -27,8 +35,11 @@ from custody.codec import EncryptionCodec
 from custody.errors import Code, ConfigurationError
 from custody.keys import Keyring, require_keyring
 from custody.settings import Settings
+from starter.local.codec_sessions import Sessions, require_strong_token, token_matches
 
 COOKIE = "custody_codec"
+COOKIE_PATH = "/codec"  # the UI's endpoint; only the last path segment matters
+LOGIN_MAX_BYTES = 4096
 _LOGIN_FORM = """<!doctype html><title>Custody codec server</title>
 <form method="post" action="/login"><label>Codec token
 <input name="token" type="password" autocomplete="off"></label>
@@ -40,7 +51,7 @@ def codec_port(settings: Settings) -> int:
 
 
 def codec_endpoint(settings: Settings) -> str:
-    return f"http://localhost:{codec_port(settings)}"
+    return f"http://localhost:{codec_port(settings)}{COOKIE_PATH}"
 
 
 def ui_origins(settings: Settings) -> list[str]:
@@ -49,21 +60,40 @@ def ui_origins(settings: Settings) -> list[str]:
 
 
 def codec_token(settings: Settings, keyring: Keyring) -> str:
+    """The configured token, else the keyring's; empty or short ones refuse to start."""
     if settings.codec_token is not None:
-        return settings.codec_token.get_secret_value()
+        return require_strong_token(settings.codec_token.get_secret_value())
     if keyring.codec_token:
-        return keyring.codec_token
+        return require_strong_token(keyring.codec_token)
     raise ConfigurationError(detail="no codec token: set CUSTODY_CODEC_TOKEN")
 
 
-def create_app(keyring: Keyring, token: str, origins: list[str]) -> Starlette:
+async def _capped_body(request: Request, limit: int) -> bytes | None:
+    """The body, or None once it is known to exceed ``limit`` (the rest is never read)."""
+    length = request.headers.get("content-length", "")
+    if length.isascii() and length.isdigit() and int(length) > limit:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return body
+
+
+def create_app(
+    keyring: Keyring, token: str, origins: list[str], sessions: Sessions | None = None
+) -> Starlette:
+    token = require_strong_token(token)
     codec = EncryptionCodec(keyring)
+    live = sessions if sessions is not None else Sessions()
 
     def authorised(request: Request) -> bool:
         header = request.headers.get("authorization", "")
-        given = header[7:] if header.lower().startswith("bearer ") else ""
-        given = given or request.cookies.get(COOKIE, "")
-        return hmac.compare_digest(given.encode(), token.encode())
+        if header.lower().startswith("bearer "):
+            return token_matches(header[7:], token)
+        # A browser: the cookie holds a session id, which is never the token.
+        return live.valid(request.cookies.get(COOKIE, ""))
 
     async def transcode(request: Request) -> Response:
         if not authorised(request):
@@ -82,12 +112,22 @@ def create_app(keyring: Keyring, token: str, origins: list[str]) -> Starlette:
     async def login(request: Request) -> Response:
         if request.method == "GET":
             return HTMLResponse(_LOGIN_FORM)
-        given = parse_qs((await request.body()).decode()).get("token", [""])[0]
-        if not hmac.compare_digest(given.encode(), token.encode()):
+        body = await _capped_body(request, LOGIN_MAX_BYTES)
+        if body is None:
+            return JSONResponse({"error": Code.TOO_LARGE}, status_code=413)
+        given = parse_qs(body.decode(errors="replace")).get("token", [""])[0]
+        if not token_matches(given, token):
             return HTMLResponse("wrong token", status_code=401)
         done = RedirectResponse("/login/ok", status_code=303)
         # Strict: the UI on localhost:<ui port> is the same site, any other site is not.
-        done.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        done.set_cookie(
+            COOKIE,
+            live.create(),
+            max_age=live.ttl_s,
+            path=COOKIE_PATH,
+            httponly=True,
+            samesite="strict",
+        )
         return done
 
     async def login_ok(request: Request) -> Response:

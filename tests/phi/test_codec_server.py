@@ -16,7 +16,7 @@ from custody.keys import Keyring
 from starter.local.codec_server import COOKIE, create_app
 
 UI = "http://localhost:8233"
-TOKEN = "test-token-0123456789"
+TOKEN = "test-token-0123456789-abcdefghijklmnop"
 
 
 @pytest.fixture
@@ -90,4 +90,4 @@ async def test_codec_server_login_cookie_authorises_the_browser(
     resp = await http.post("/login", data={"token": TOKEN})
     assert resp.status_code == 303 and COOKIE in resp.cookies
     body = await _sealed_body(keyring, "Jane Example")
-    assert (await http.post("/decode", content=body)).status_code == 200
+    assert (await http.post("/codec/decode", content=body)).status_code == 200
