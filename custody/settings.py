@@ -91,6 +91,9 @@ class Settings(BaseSettings):
     admission_reserved: int = Field(default=10, ge=0)  # extra slots for priority documents
     admission_source_rate: float = Field(default=20.0, gt=0)  # per source, documents/s
     admission_source_burst: int = Field(default=100, ge=1)
+    # Over all of a tenant's sources, so rotating source ids cannot escape the limit.
+    admission_tenant_rate: float = Field(default=100.0, gt=0)  # per tenant, documents/s
+    admission_tenant_burst: int = Field(default=500, ge=1)
     admission_refresh_s: float = Field(default=1.0, ge=0)  # how stale a waiting count may be
     # Past the bounds, park work under manual/ for an operator instead of refusing it.
     admission_manual_lane: bool = False

@@ -12,9 +12,12 @@ Visibility lags a little, so the admissions this process made since the last
 look are added by workflow ID (a union, never counted twice). Bytes come from
 the intake or source object of each waiting document, looked up once.
 
+Rates are limited per (tenant, source) and per tenant (:mod:`starter.edge.rates`):
+the source id is the caller's choice, so it never names a bucket on its own.
+
 Refused work raises :class:`custody.errors.AdmissionRejected` with a reason
-code (``paused``, ``source_rate``, ``waiting_documents``, ``waiting_bytes``)
-and a retry-after estimated from the measured drain rate.
+code (``paused``, ``source_rate``, ``tenant_rate``, ``waiting_documents``,
+``waiting_bytes``) and a retry-after estimated from the measured drain rate.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from custody.stores import ObjectStore
 from custody.stores.base import ObjectMissing
 from starter.client.submit import AdmissionRequest
 from starter.edge import metrics
+from starter.edge.rates import Rates, take
 
 if TYPE_CHECKING:
     from starter.client.connect import CustodyClient
@@ -44,7 +48,8 @@ PAUSED_RETRY_S = 60.0
 UNKNOWN_DRAIN_RETRY_S = 60.0
 MAX_RETRY_S = 600.0
 _DRAIN_WINDOW_S = 120.0
-_MAX_BUCKETS = 10_000
+#: The tenant and source names of work without them (the SDK's default tenant).
+_NONE = "_"
 
 
 @dataclass
@@ -54,12 +59,6 @@ class Stats:
     oldest_age_s: float = 0.0
     drain_per_s: float = 0.0
     paused: bool = False
-
-
-@dataclass
-class _Bucket:
-    tokens: float
-    at: float
 
 
 @dataclass
@@ -89,21 +88,21 @@ class Admission:
         self._snap = _Snapshot(taken=-1e9)
         self._reserved: dict[str, tuple[int, datetime, float]] = {}
         self._sizes: dict[str, int] = {}
-        self._buckets: dict[str, _Bucket] = {}
+        self._rates = Rates(self._s)
         self._drained: deque[tuple[float, int]] = deque()
         self._lock = asyncio.Lock()
 
     async def admit(self, request: AdmissionRequest) -> None:
         """Reserve a place for one document or raise :class:`AdmissionRejected`.
 
-        The rate bucket is the source's, else the tenant's.
+        Rates are the (tenant, source) bucket's and the tenant's.
         """
         await self.refresh()
-        source = request.source_id or request.tenant or "_"
+        tenant, source = request.tenant or _NONE, request.source_id or _NONE
         # No await between the decision and the reservation: concurrent
         # requests in this process cannot both take the last place.
         try:
-            self._decide(request.size_bytes, source, request.priority)
+            self._decide(request.size_bytes, tenant, source, request.priority)
         except AdmissionRejected as err:
             metrics.ADMISSION_REJECTIONS.labels(err.reason).inc()
             raise
@@ -113,11 +112,13 @@ class Admission:
             time.monotonic(),
         )
 
-    async def precheck(self, size: int, source: str, *, priority: bool = False) -> None:
+    async def precheck(
+        self, size: int, tenant: str, source: str | None, *, priority: bool = False
+    ) -> None:
         """Refuse early, before a body is read, if :meth:`admit` would refuse now."""
         await self.refresh()
         try:
-            self._decide(size, source, priority, consume=False)
+            self._decide(size, tenant, source or _NONE, priority, consume=False)
         except AdmissionRejected as err:
             metrics.ADMISSION_REJECTIONS.labels(err.reason).inc()
             raise
@@ -146,13 +147,12 @@ class Admission:
         _publish(stats)
         return stats
 
-    def _decide(self, size: int, source: str, priority: bool, consume: bool = True) -> None:
+    def _decide(
+        self, size: int, tenant: str, source: str, priority: bool, consume: bool = True
+    ) -> None:
         if self._snap.paused:
             raise AdmissionRejected(AdmissionReason.PAUSED, PAUSED_RETRY_S)
-        bucket = None if priority else self._bucket(source)
-        if bucket is not None and bucket.tokens < 1:
-            wait = (1 - bucket.tokens) / self._s.admission_source_rate
-            raise AdmissionRejected(AdmissionReason.SOURCE_RATE, max(1.0, wait))
+        buckets = () if priority else self._rates.check(tenant, source)
         stats = self.stats()
         max_docs, max_bytes = self._bounds(priority)
         if stats.documents + 1 > max_docs:
@@ -162,8 +162,8 @@ class Admission:
         if stats.bytes + size > max_bytes:
             share = (stats.bytes + size - max_bytes) / max(1, stats.bytes / max(1, stats.documents))
             raise AdmissionRejected(AdmissionReason.WAITING_BYTES, self._retry(share))
-        if bucket is not None and consume:
-            bucket.tokens -= 1
+        if consume:
+            take(buckets)
 
     def _bounds(self, priority: bool) -> tuple[int, int]:
         docs, max_bytes = self._s.admission_max_waiting, self._s.admission_max_bytes
@@ -172,25 +172,6 @@ class Admission:
         # The reserved lane: a few places beyond the normal bound, bytes in proportion.
         extra = self._s.admission_reserved
         return docs + extra, max_bytes * (docs + extra) // docs
-
-    def _bucket(self, source: str) -> _Bucket:
-        now, rate = time.monotonic(), self._s.admission_source_rate
-        burst = float(self._s.admission_source_burst)
-        bucket = self._buckets.get(source)
-        if bucket is None:
-            if len(self._buckets) >= _MAX_BUCKETS:
-                self._forget_full_buckets(now)
-            bucket = self._buckets[source] = _Bucket(tokens=burst, at=now)
-        bucket.tokens = min(burst, bucket.tokens + (now - bucket.at) * rate)
-        bucket.at = now
-        return bucket
-
-    def _forget_full_buckets(self, now: float) -> None:
-        # A bucket that has refilled is indistinguishable from a new one.
-        rate, burst = self._s.admission_source_rate, self._s.admission_source_burst
-        for name, b in list(self._buckets.items()):
-            if b.tokens + (now - b.at) * rate >= burst:
-                del self._buckets[name]
 
     def _retry(self, excess_docs: float) -> float:
         rate = self._drain_rate()

@@ -4,7 +4,14 @@
     GET      /v1/documents/{sha}  state, and the result once published (caller's tenant only)
     POST     /v1/releases         {documents, recipient, policy} -> 202 a release (.releases)
     GET      /v1/releases/{id}    the release's state, and its files once delivered
-    GET      /openapi.json, /metrics
+    GET      /metrics             Prometheus text; any valid tenant API key (bearer)
+    GET      /openapi.json        public
+
+``/metrics`` takes any tenant's key, not a token of its own: its labels are codes
+only, its values deployment-wide counts a tenant already feels as 429s, and a
+scraper needs no second secret (give it a revocable tenant of its own). It reads
+Temporal visibility at most once per ``CUSTODY_ADMISSION_REFRESH_S``. ``/openapi.json``
+stays public: one hand-written document for all, with no tenant data or secret.
 
 Every refusal is ``{"error": CODE, "message": ...}`` with a stable code. A
 refused upload never starts a workflow, and its staged file is deleted on
@@ -127,7 +134,8 @@ class Edge:
         try:
             await self.admission.precheck(
                 opts["length"] or 0,
-                opts["source_id"] or tenant.name,
+                tenant.name,
+                opts["source_id"],
                 priority=opts["priority"] and tenant.priority,
             )
         except AdmissionRejected as err:
@@ -206,6 +214,10 @@ class Edge:
         return JSONResponse(SPEC)
 
     async def metrics(self, request: Request) -> Response:
+        try:
+            self._tenant(request)
+        except UploadError as err:
+            return error(err.status, err.code, err.message)
         await self.admission.refresh()
         await self.slo.refresh()
         return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)

@@ -171,8 +171,13 @@ SPEC: dict[str, Any] = {
         "/metrics": {
             "get": {
                 "operationId": "metrics",
-                "summary": "Prometheus metrics",
-                "responses": {"200": {"description": "text exposition"}},
+                "summary": "Prometheus metrics (any tenant's API key)",
+                "security": [{"apiKey": []}],
+                "responses": {
+                    "200": {"description": "text exposition"},
+                    "401": _error("missing or invalid API key"),
+                    "403": _error("revoked API key"),
+                },
             }
         },
     },

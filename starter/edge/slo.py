@@ -12,6 +12,7 @@ shows them first.
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ class SloTracker:
         self._since = datetime.now(UTC)
         self._seen: dict[str, datetime] = {}
         self._lock = asyncio.Lock()
+        self._taken = -1e9  # monotonic time of the last visibility query
         self.published = self.within = 0
         metrics.INTAKE_SLO.set(client.settings.intake_slo_s)
 
@@ -44,9 +46,14 @@ class SloTracker:
         """Published documents searchable within the SLO, as a share; None before any."""
         return self.within / self.published if self.published else None
 
-    async def refresh(self) -> None:
+    async def refresh(self, *, force: bool = False) -> None:
+        """Count what closed since the last look, at most once per ``admission_refresh_s``."""
+        # Each look is a visibility query: every scrape of /metrics must not cost one.
         async with self._lock:
-            await self._count_closed()
+            now = time.monotonic()
+            if force or now - self._taken >= self._client.settings.admission_refresh_s:
+                await self._count_closed()
+                self._taken = now
         if self.share is not None:
             metrics.SLO_SHARE.set(self.share)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ MEDIA_TYPES: tuple[tuple[bytes, str], ...] = (
 )
 SUPPORTED = frozenset(t for _, t in MEDIA_TYPES)
 _HEAD = 8
+# An integer header: 1 to 18 ASCII digits (any larger count is past every limit).
+_DIGITS = re.compile(r"[0-9]{1,18}")
 
 
 @dataclass
@@ -119,9 +122,12 @@ def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
 
 
 def _int_header(value: str | None, name: str, minimum: int) -> int | None:
+    # ASCII digits only: str.isdigit() passes "²", which int() then refuses
+    # (a 500), and int() reads "٣" as 3. A bounded length, so int() never
+    # parses thousands of digits (Python refuses past 4300: another 500).
     if value is None:
         return None
-    if not value.isdigit() or int(value) < minimum:
+    if _DIGITS.fullmatch(value) is None or int(value) < minimum:
         raise UploadError(400, Code.BAD_HEADER, f"{name} must be an integer >= {minimum}")
     return int(value)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -79,10 +80,19 @@ class EdgeHarness:
         self.http = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=self.app), base_url="http://edge"
         )
+        self._scraper: dict[str, str] | None = None
 
     def tenant(self, name: str, *, priority: bool = False) -> dict[str, str]:
         _, key = tenants.add(self.client.store, name, priority=priority)
         return {"Authorization": f"Bearer {key}"}
+
+    async def scrape(self) -> str:
+        """``/metrics`` as a scraper reads it: with a tenant's key of its own."""
+        if self._scraper is None:
+            self._scraper = self.tenant(f"scraper-{uuid.uuid4().hex[:8]}")
+        resp = await self.http.get("/metrics", headers=self._scraper)
+        resp.raise_for_status()
+        return resp.text
 
     async def __aenter__(self) -> EdgeHarness:
         return self

@@ -112,7 +112,7 @@ async def test_edge_backpressure_is_429_and_pause_is_503_with_retry_after(
         full = await edge.http.put("/v1/documents", content=png(131), headers=headers)
         set_paused(edge.client.store, True)
         paused = await edge.http.put("/v1/documents", content=png(132), headers=headers)
-        scrape = (await edge.http.get("/metrics")).text
+        scrape = await edge.scrape()
     assert ok.status_code == 202
     assert (full.status_code, full.json()["error"]) == (429, "ADMISSION_WAITING_DOCUMENTS")
     assert (paused.status_code, paused.json()["error"]) == (503, "ADMISSION_PAUSED")

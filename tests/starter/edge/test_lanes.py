@@ -100,7 +100,7 @@ async def test_edge_manual_lane_parks_overflow_and_release_submits_it(
         other = await edge.http.get(over.headers["location"], headers=edge.tenant(f"{tenant}-x"))
         intake_before = sorted(edge.client.store.list("intake/"))
         sub = await release(edge.client, sha, tenant)
-        metrics = (await edge.http.get("/metrics")).text
+        metrics = await edge.scrape()
     assert first.status_code == 202 and first.json()["state"] == "accepted"
     assert over.status_code == 202 and over.json()["state"] == "manual"
     assert over.json()["workflow_id"] is None

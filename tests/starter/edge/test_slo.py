@@ -30,7 +30,7 @@ def _value(text: str, name: str, **labels: str) -> float | None:
 async def _scrape_until(edge: EdgeHarness, name: str, want: float, **labels: str) -> str:
     """Visibility records a close a moment late: scrape until the count arrives (or 60 s)."""
     for _ in range(120):
-        text = (await edge.http.get("/metrics")).text
+        text = await edge.scrape()
         if _value(text, name, **labels) == want:
             return text
         await asyncio.sleep(0.5)
@@ -46,13 +46,13 @@ async def test_edge_counts_documents_searchable_within_slo(
     edge = EdgeHarness(custody_client(temporal_client, settings))
     name = "custody_documents_searchable_total"
     # The edge counts from here on; the registry is per process, so compare with now.
-    before = _value((await edge.http.get("/metrics")).text, name, within_slo=within) or 0.0
+    before = _value(await edge.scrape(), name, within_slo=within) or 0.0
     async with running_pipeline(temporal_client, settings, QuickEngine()) as custody:
         subs = [await submit(custody, png(600 + i), tenant=tenant) for i in range(3)]
         for sub in subs:
             assert (await wait(custody, sub.sha256, tenant=tenant)).state == "published"
     text = await _scrape_until(edge, name, before + 3, within_slo=within)
-    again = (await edge.http.get("/metrics")).text  # counted once each, however often scraped
+    again = await edge.scrape()  # counted once each, however often scraped
     await edge.http.aclose()
     assert _value(text, name, within_slo=within) == before + 3
     assert _value(again, name, within_slo=within) == before + 3
