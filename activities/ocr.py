@@ -21,6 +21,12 @@ this attempt's scratch space, signed like the pages, for publish to keep
 beside the text; a wholly born-digital PDF is searchable already, so none is
 built and the result says the original serves.
 
+Every page image is rendered in the locked-down inspection child
+(``activities.inspect.sandboxed``), never by a decoder in this worker; only a
+PDF's text layer is still parsed here. A page the child refuses is a coded
+rejection, as validation's would be; a renderer that died is a transient
+fault, retried.
+
 Fault point ``CUSTODY_FAULTS=ocr.hang=SECONDS`` (chaos harness, off by
 default): each page of the first attempt stalls that long before recognition,
 so heartbeats stop after the page deadline, as with a hung decoder.
@@ -32,7 +38,7 @@ import contextvars
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -45,8 +51,10 @@ from activities.audit import record
 from activities.engines.base import OcrEngine
 from activities.engines.lanes import EngineLanes
 from activities.faults import coded, fault_point
+from activities.inspect.sandboxed import iter_pages_sandboxed
+from activities.inspect.untrusted import prewarm
 from activities.output import load_pages, mean_confidence, merge_pdfs
-from activities.pages.raster import PDF, GrayPage, iter_pages
+from activities.pages.raster import PDF, GrayPage
 from activities.pages.searchable import searchable_pdf
 from activities.pages.textlayer import ENGINE as TEXT_LAYER_ENGINE
 from activities.pages.textlayer import layer_sha256, layers_or_images
@@ -55,6 +63,7 @@ from custody import ids
 from custody.errors import Code, Quarantined
 from custody.models import OcrInput, OcrResult, PageText
 from custody.refs import RefKeys
+from custody.settings import Limits
 from custody.stores import ObjectStore
 from custody.stores.patient import PatientStore
 
@@ -72,6 +81,7 @@ class OcrActivities:
         text_layer: Literal["prefer", "ignore"] = "prefer",
         store_wait_s: float = 60.0,
         lanes: EngineLanes | None = None,
+        limits: Limits | None = None,
     ) -> None:
         # A store outage of seconds must not spend OCR's few attempts: wait it
         # out within the attempt, heartbeating (custody.stores.patient).
@@ -84,6 +94,9 @@ class OcrActivities:
         self._text_layer = text_layer
         # Shared by every OCR attempt in this worker: only the engine call holds one.
         self._lanes = lanes or EngineLanes(1)
+        # The renderer child's pixel, memory and time limits: the policy validation used.
+        self._limits = limits or Limits()
+        prewarm()  # the renderer's zygote, before the first document needs it
 
     @activity.defn(name="custody.ocr")
     @coded(Code.OCR_ERROR)
@@ -153,15 +166,17 @@ class OcrActivities:
     ) -> Iterator[tuple[PageText, GrayPage | None]]:
         """Pages ``start`` onwards, with the image OCR read (None: read from the text layer)."""
         if inp.media_type != PDF or self._text_layer != "prefer":
-            for index, image in iter_pages(path, inp.media_type, self._dpi, start=start):
+            pages = iter_pages_sandboxed(path, inp.media_type, self._dpi, start, self._limits)
+            for index, image in pages:
                 yield self._recognise(image, index, attempt), image
             return
         # Only pages without a text layer are rendered for the engine.
-        for index, layer, rendered in layers_or_images(path, self._dpi, start):
-            if layer is not None:
-                yield layer.model_copy(update={"source": "text-layer"}), None
-            elif rendered is not None:
-                yield self._recognise(rendered, index, attempt), rendered
+        with self._renderer(path, inp.media_type) as render:
+            for index, layer, rendered in layers_or_images(path, self._dpi, start, render):
+                if layer is not None:
+                    yield layer.model_copy(update={"source": "text-layer"}), None
+                elif rendered is not None:
+                    yield self._recognise(rendered, index, attempt), rendered
 
     def _recognise(self, image: GrayPage, index: int, attempt: int) -> PageText:
         def waiting() -> None:
@@ -185,11 +200,13 @@ class OcrActivities:
         """
         if inp.media_type == PDF and all(p.source == "text-layer" for p in pages):
             return None
-        with _heartbeat_while(len(pages), self._page_deadline_s):
+        with (
+            _heartbeat_while(len(pages), self._page_deadline_s),
+            self._renderer(path, inp.media_type) as render,
+        ):
             for page in pages:
                 if page.page not in built:
-                    image = _render(path, inp.media_type, self._dpi, page.page)
-                    built[page.page] = searchable_pdf([(image, page)], self._dpi)
+                    built[page.page] = searchable_pdf([(render(page.page), page)], self._dpi)
             data = merge_pdfs(built[p.page] for p in pages)
         key = ids.work_pdf_key(inp.sha256, inp.tenant, token)
         self._store.put(key, data)
@@ -217,10 +234,38 @@ class OcrActivities:
             text_layer_sha256=[layer_sha256(p) for p in layer],
         )
 
+    @contextmanager
+    def _renderer(self, path: Path, media_type: str) -> Iterator[Callable[[int], GrayPage]]:
+        """Page ``n``'s image on demand, from the sandboxed child.
 
-def _render(path: Path, media_type: str, dpi: int, index: int) -> GrayPage:
-    # The generator, dropped at once, closes its document as it goes.
-    return next(iter(iter_pages(path, media_type, dpi, start=index)))[1]
+        Asked in order, pages come from one child; a page out of step (after
+        text-layer pages, say) starts a fresh one there. Any child still
+        running at the end is stopped.
+        """
+        stream: Iterator[tuple[int, GrayPage]] = iter(())
+        following = -1
+
+        def render(index: int) -> GrayPage:
+            nonlocal stream, following
+            if index != following:
+                _stop(stream)
+                stream = iter_pages_sandboxed(path, media_type, self._dpi, index, self._limits)
+            got, image = next(stream, (None, None))
+            if got != index or image is None:
+                raise Quarantined(Code.PAGE_COUNT_MISMATCH, f"renderer had no page {index}")
+            following = index + 1
+            return image
+
+        try:
+            yield render
+        finally:
+            _stop(stream)
+
+
+def _stop(stream: Iterator[tuple[int, GrayPage]]) -> None:
+    # The sandboxed stream is a generator: closing it kills a child still rendering.
+    if isinstance(stream, Generator):
+        stream.close()
 
 
 def _hang_point(attempt: int) -> None:

@@ -49,6 +49,7 @@ def build_ocr_worker(
         limits.text_layer,
         settings.ocr_store_wait_s,
         EngineLanes(settings.ocr_concurrency),
+        limits,
     )
     return Worker(
         client,

@@ -16,6 +16,7 @@ names only; never document content, never a decoder's own message.
 
 from __future__ import annotations
 
+import io
 import struct
 import warnings
 from pathlib import Path
@@ -78,14 +79,20 @@ class Inspection(BaseModel):
 def inspect_path(path: Path, limits: Limits) -> Inspection:
     """Apply every intake rule to ``path``; raise ``DocumentRejected`` on the first broken one."""
     check_size(path, limits)
-    media_type = sniff(path)
+    return inspect_data(path.read_bytes(), limits)
+
+
+def inspect_data(data: bytes, limits: Limits) -> Inspection:
+    """Apply every intake rule to a document's bytes (how the sandboxed child sees it)."""
+    check_length(len(data), limits)
+    media_type = sniff_head(data[:8])
     if media_type != "application/pdf":
-        return _inspect_image(path, media_type, limits)
+        return _inspect_image(io.BytesIO(data), media_type, limits)
     # Imported here: a process that only sniffs (the worker, before it forks
     # a child) need not load pdfium; the child preloads it (``_preload``).
     from activities.inspect.pdfcheck import inspect_pdf
 
-    pdf = inspect_pdf(path, limits)
+    pdf = inspect_pdf(data, limits)
     return Inspection(
         media_type=media_type, pages=pdf.pages, max_page_pixels=pdf.max_page_pixels, notes=pdf.notes
     )
@@ -93,7 +100,11 @@ def inspect_path(path: Path, limits: Limits) -> Inspection:
 
 def check_size(path: Path, limits: Limits) -> int:
     """The file's size in bytes, after the EMPTY and TOO_LARGE rules."""
-    size = path.stat().st_size
+    return check_length(path.stat().st_size, limits)
+
+
+def check_length(size: int, limits: Limits) -> int:
+    """``size`` itself, after the EMPTY and TOO_LARGE rules."""
     if size == 0:
         raise DocumentRejected(Code.EMPTY, "0 bytes")
     if size > limits.max_bytes:
@@ -104,7 +115,11 @@ def check_size(path: Path, limits: Limits) -> int:
 def sniff(path: Path) -> MediaType:
     """The media type its first bytes declare; anything else is UNSUPPORTED_TYPE."""
     with path.open("rb") as handle:
-        head = handle.read(8)
+        return sniff_head(handle.read(8))
+
+
+def sniff_head(head: bytes) -> MediaType:
+    """The media type these first bytes declare; anything else is UNSUPPORTED_TYPE."""
     for magic, media_type in _MAGIC:
         if head.startswith(magic):
             return media_type
@@ -112,7 +127,7 @@ def sniff(path: Path) -> MediaType:
     raise DocumentRejected(Code.UNSUPPORTED_TYPE, f"magic bytes: {seen}")
 
 
-def _inspect_image(path: Path, media_type: MediaType, limits: Limits) -> Inspection:
+def _inspect_image(source: io.BytesIO, media_type: MediaType, limits: Limits) -> Inspection:
     previous = Image.MAX_IMAGE_PIXELS
     # Pillow then refuses at open() anything over twice the limit, before any
     # allocation; between one and two times it only warns, and we check below.
@@ -122,7 +137,7 @@ def _inspect_image(path: Path, media_type: MediaType, limits: Limits) -> Inspect
             # Pillow warns about damage it can read past (odd EXIF, stray tags) and
             # about pixel counts we check ourselves; only its errors decide.
             warnings.simplefilter("ignore")
-            with Image.open(path, formats=[_PILLOW_FORMAT[media_type]]) as image:
+            with Image.open(source, formats=[_PILLOW_FORMAT[media_type]]) as image:
                 sizes = _frame_sizes(image, media_type, limits)
                 notes = ["extra_frames_ignored"] if _ignores_frames(image, media_type) else []
                 _decode(image, len(sizes))
@@ -176,10 +191,22 @@ def _decode(image: Image.Image, frames: int) -> None:
 
 
 class ChildOrder(BaseModel):
-    """What the parent writes to a waiting child's stdin: which file, under which limits."""
+    """What the parent writes to a waiting child: what to do, under which limits.
 
-    path: str
+    The document itself arrives as an open descriptor beside the order, never a
+    path: the child reads it before it is locked down and needs no filesystem.
+    ``render`` sends page bitmaps (``activities.inspect.render``); ``probe``
+    is a test-only order, honoured only by a zygote started with
+    ``CUSTODY_INSPECT_PROBE=1`` (``activities.inspect.probe``).
+    """
+
+    kind: Literal["inspect", "render", "probe"] = "inspect"
     limits: Limits
+    media_type: MediaType = "application/pdf"  # render: the type validation found
+    dpi: int = Field(default=200, ge=1, le=1200)  # render: PDF pages at this resolution
+    start: int = Field(default=0, ge=0)  # render: the first page to send
+    probe_paths: list[str] = Field(default_factory=list)
+    probe_port: int = 0
 
 
 def _preload() -> None:
@@ -189,9 +216,9 @@ def _preload() -> None:
     Image.init()  # Pillow's format plugins, otherwise loaded on the first open
 
 
-def _verdict(path: Path, limits: Limits) -> dict[str, object]:
+def _verdict(data: bytes, limits: Limits) -> dict[str, object]:
     try:
-        return {"ok": inspect_path(path, limits).model_dump()}
+        return {"ok": inspect_data(data, limits).model_dump()}
     except DocumentRejected as exc:
         return {"code": exc.code.value, "detail": exc.detail}
     except MemoryError:

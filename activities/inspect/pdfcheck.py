@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -36,10 +35,9 @@ class PdfFacts:
     notes: list[str]
 
 
-def inspect_pdf(path: Path, limits: Limits) -> PdfFacts:
-    """Apply the PDF rules to ``path``; raise ``DocumentRejected`` on the first broken one."""
-    # One read: pdfium and the raw scan see the same bytes.
-    data = path.read_bytes()
+def inspect_pdf(data: bytes, limits: Limits) -> PdfFacts:
+    """Apply the PDF rules to ``data``; raise ``DocumentRejected`` on the first broken one."""
+    # One buffer: pdfium and the raw scan see the same bytes.
     pdf = _open(data)
     try:
         notes = _encryption_notes(pdf, limits)

@@ -2,8 +2,10 @@
 
 Every document gets a fresh process, forked from a warm zygote
 (``activities.inspect.zygote``) that imported the decoders once and never opens a
-document. The child bounds its own address space and CPU seconds before it
-opens the file, so no byte is decoded unbounded; the wall clock is kept from
+document: this process opens it read-only and hands the child the descriptor.
+The child reads it, then locks itself down (``activities.inspect.lockdown``:
+no network, empty root, unprivileged user, syscall filter, no fork, bounded
+address space and CPU seconds) before it decodes a byte; the wall clock is kept from
 here, and a child still running at the deadline is killed through the zygote.
 Spawning an interpreter per document instead cost 0.25-0.35 s of CPU each
 (imports), which on a two-core box came out of OCR; a fork costs about a
@@ -27,17 +29,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import signal
 import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
+import structlog
 from pydantic import ValidationError
 
+from activities.inspect.child import Child as _Child
 from activities.inspect.inspection import ChildOrder, Inspection, check_size, sniff
 from custody.errors import REJECT_CODES, Code, DocumentRejected
 from custody.settings import Limits
@@ -52,6 +54,7 @@ _ENV = {
     "PYTHONNOUSERSITE": "1",
     "PYTHONDONTWRITEBYTECODE": "1",
     "LC_ALL": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1",  # numpy's pool: a thread per core, for nothing, in the zygote
 }
 
 
@@ -60,8 +63,8 @@ def inspect_untrusted(path: Path, limits: Limits) -> Inspection:
     # Size and magic bytes need no decoder: refuse those without starting a child.
     check_size(path, limits)
     sniff(path)
-    order = ChildOrder(path=str(path), limits=limits).model_dump_json().encode()
-    child = _fork()
+    order = ChildOrder(limits=limits).model_dump_json().encode()
+    child = _fork(path)
     try:
         out = child.verdict(order, limits.decode_timeout_s)
         if out is None:  # past the deadline: killed, and reaped before we answer
@@ -77,55 +80,11 @@ def inspect_untrusted(path: Path, limits: Limits) -> Inspection:
     return _outcome(os.waitstatus_to_exitcode(status), out)
 
 
-class _Child:
-    """The worker's ends of one forked child's three pipes."""
-
-    def __init__(self, pid: int, order_w: int, verdict_r: int, status_r: int) -> None:
-        self.pid, self._order_w, self._verdict_r, self._status_r = pid, order_w, verdict_r, status_r
-
-    def verdict(self, order: bytes, timeout_s: float) -> bytes | None:
-        """Send the order; the child's output once it closes it, or None at the deadline."""
-        with os.fdopen(self._order_w, "wb") as sink:  # closed: the child reads to EOF
-            self._order_w = -1
-            sink.write(order)
-        deadline = time.monotonic() + timeout_s
-        chunks: list[bytes] = []
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not _readable(self._verdict_r, left):
-                return None
-            chunk = os.read(self._verdict_r, 65536)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-
-    def status(self, timeout_s: float = 30.0) -> int:
-        """The child's wait status, as the zygote reaped it."""
-        if not _readable(self._status_r, timeout_s):
-            raise RuntimeError("inspection zygote did not report the child's end")
-        line = os.read(self._status_r, 64)
-        if not line.strip():
-            raise RuntimeError("inspection zygote went away")
-        return int(line)
-
-    def close(self) -> None:
-        for fd in (self._order_w, self._verdict_r, self._status_r):
-            if fd >= 0:
-                os.close(fd)
-        self._order_w = self._verdict_r = self._status_r = -1
-
-
-def _readable(fd: int, timeout_s: float) -> bool:
-    # poll, not select: a busy worker's descriptors can pass select()'s 1024 ceiling.
-    poller = select.poll()
-    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-    return bool(poller.poll(max(0, int(timeout_s * 1000))))
-
-
 class _Zygote:
     """One warm ``activities.inspect.zygote`` per worker process, restarted if it dies."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self._extra = env or {}  # tests: a zygote that honours probe orders
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
@@ -134,16 +93,23 @@ class _Zygote:
         with self._lock:
             self._ensure()
 
-    def fork(self) -> _Child:
+    def fork(self, document: Path) -> _Child:
+        """A fresh child holding ``document`` open: it reads it, then is locked down."""
         order_r, order_w = os.pipe()
         verdict_r, verdict_w = os.pipe()
         status_r, status_w = os.pipe()
         reply = b""
         try:
+            doc = os.open(document, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            for fd in (order_r, order_w, verdict_r, verdict_w, status_r, status_w):
+                os.close(fd)
+            raise
+        try:
             with self._lock:
                 sock = self._ensure()
                 try:
-                    socket.send_fds(sock, [b"F"], [order_r, verdict_w, status_w])
+                    socket.send_fds(sock, [b"F"], [order_r, verdict_w, status_w, doc])
                     reply = sock.recv(32)
                 except OSError:
                     pass
@@ -152,7 +118,7 @@ class _Zygote:
         finally:
             # The child's ends are the zygote's now (or nobody's); ours go if no child came.
             ours = () if reply else (order_w, verdict_r, status_r)
-            for fd in (order_r, verdict_w, status_w, *ours):
+            for fd in (order_r, verdict_w, status_w, doc, *ours):
                 os.close(fd)
         if not reply:
             raise RuntimeError("inspection zygote gave no child")  # transient: retried
@@ -176,7 +142,7 @@ class _Zygote:
                 stdout=subprocess.DEVNULL,  # a decoder's output goes nowhere
                 stderr=subprocess.DEVNULL,
                 cwd=_ROOT,
-                env=_ENV,
+                env={**_ENV, **_passed_on(), **self._extra},
                 start_new_session=True,
             )
         except OSError as exc:
@@ -201,8 +167,18 @@ class _Zygote:
 _ZYGOTE = _Zygote()
 
 
-def _fork() -> _Child:
-    return _ZYGOTE.fork()
+def _fork(document: Path) -> _Child:
+    return _ZYGOTE.fork(document)
+
+
+def _kill(pid: int) -> None:
+    _ZYGOTE.kill(pid)
+
+
+def _passed_on() -> dict[str, str]:
+    """The operator's choice of the child's user and group, if any (default ``nobody``)."""
+    names = ("CUSTODY_INSPECT_UID", "CUSTODY_INSPECT_GID")
+    return {name: os.environ[name] for name in names if name in os.environ}
 
 
 def prewarm() -> None:
@@ -211,6 +187,15 @@ def prewarm() -> None:
 
 
 def _outcome(returncode: int, out: bytes) -> Inspection:
+    reply = child_reply(returncode, out)
+    try:
+        return Inspection.model_validate(reply["ok"])
+    except (KeyError, ValidationError):
+        raise RuntimeError(f"inspection child failed ({str(reply.get('error'))[:80]})") from None
+
+
+def child_reply(returncode: int, out: bytes) -> dict[str, object]:
+    """The child's JSON verdict, once its end and its code say it is no rejection."""
     if returncode < 0:
         number = -returncode
         if number in _LIMIT_SIGNALS:
@@ -219,13 +204,22 @@ def _outcome(returncode: int, out: bytes) -> Inspection:
     if returncode != 0:
         raise RuntimeError(f"inspection child exited with status {returncode}")
     reply = _reply(out)
+    _note_degraded(reply.get("degraded"))
     code = str(reply.get("code"))
     if code in REJECT_CODES:
         raise DocumentRejected(Code(code), str(reply.get("detail", ""))[:_MAX_DETAIL])
-    try:
-        return Inspection.model_validate(reply["ok"])
-    except (KeyError, ValidationError):
-        raise RuntimeError(f"inspection child failed ({str(reply.get('error'))[:80]})") from None
+    return reply
+
+
+def _note_degraded(degraded: object) -> None:
+    """Say once per process which sandbox layers this platform refused (codes only)."""
+    codes = tuple(sorted(str(code) for code in degraded)) if isinstance(degraded, list) else ()
+    if codes and codes not in _DEGRADED_SEEN:
+        _DEGRADED_SEEN.add(codes)
+        structlog.get_logger("custody.inspect").warning("sandbox_degraded", layers=",".join(codes))
+
+
+_DEGRADED_SEEN: set[tuple[str, ...]] = set()
 
 
 def _reply(out: bytes) -> dict[str, object]:

@@ -2,16 +2,19 @@
 
 ``activities.inspect.untrusted`` starts ``python -m activities.inspect.zygote FD``, FD being
 this end of a ``SOCK_SEQPACKET`` socket pair, and keeps it for the worker's
-life. The zygote never opens a document. For each order, ``F`` with three
+life. The zygote never opens a document. For each order, ``F`` with four
 descriptors (the order pipe's read end, the verdict pipe's write end, the
-status pipe's write end), it forks a child that:
+status pipe's write end, the document opened read-only), it forks a child that:
 
-1. closes every descriptor but its order and verdict pipes (the socket, other
+1. closes every descriptor but its pipes and its document (the socket, other
    children's pipes), so one document's process cannot reach another's;
-2. reads its ``ChildOrder`` (a path and limits, no document bytes);
-3. bounds itself (address space, CPU seconds, no core file, no file writes)
-   *before* it opens the file, so no byte is decoded unbounded;
+2. reads its ``ChildOrder`` (what to do, under which limits) and its document;
+3. locks itself down (``activities.inspect.lockdown``: own network namespace,
+   empty root, unprivileged user, syscall filter, no fork, bounded memory and
+   CPU) *before* it decodes a byte;
 4. writes one JSON verdict and exits.
+
+The zygote itself is non-dumpable: no child can ptrace it or read its memory.
 
 The zygote answers with the child's pid, reaps it when it ends and writes its
 wait status to that child's status pipe, which is how the worker tells a
@@ -29,23 +32,27 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
-import resource
 import select
 import signal
 import socket
 import sys
 import warnings
-from pathlib import Path
 
+from activities.inspect import lockdown
 from activities.inspect.inspection import ChildOrder, _preload, _verdict
-from custody.limits import PolicyLimits
+from activities.inspect.probe import PROBE_ENV, probe
+from activities.inspect.render import page_budget, send_pages
+
+_UID = int(os.environ.get("CUSTODY_INSPECT_UID", lockdown.NOBODY))
+_GID = int(os.environ.get("CUSTODY_INSPECT_GID", lockdown.NOBODY))
+_PROBES = os.environ.get(PROBE_ENV) == "1"  # tests only: see activities.inspect.probe
 
 
 def main(fd: int) -> int:
     warnings.simplefilter("ignore")
     _preload()
+    lockdown.prepare()
     sock = socket.socket(fileno=fd)
     wake_r, wake_w = os.pipe()
     for end in (wake_r, wake_w):
@@ -67,16 +74,16 @@ def main(fd: int) -> int:
 
 def _serve(sock: socket.socket, children: dict[int, int]) -> bool:
     """One request; False once the worker has closed its end."""
-    msg, fds, _, _ = socket.recv_fds(sock, 64, 3)
+    msg, fds, _, _ = socket.recv_fds(sock, 64, 4)
     if not msg:
         return False
-    if msg == b"F" and len(fds) == 3:
-        order_r, verdict_w, status_w = fds
+    if msg == b"F" and len(fds) == 4:
+        order_r, verdict_w, status_w, document = fds
         pid = os.fork()
         if pid == 0:
-            _child(order_r, verdict_w)  # never returns
-        os.close(order_r)
-        os.close(verdict_w)
+            _child(order_r, verdict_w, document)  # never returns
+        for fd in (order_r, verdict_w, document):
+            os.close(fd)
         children[pid] = status_w
         sock.send(str(pid).encode())
         return True
@@ -104,20 +111,39 @@ def _reap(children: dict[int, int]) -> None:
             os.close(fd)
 
 
-def _child(order_r: int, verdict_w: int) -> None:
+def _child(order_r: int, verdict_w: int, document: int) -> None:
     code = 70
     try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        _keep_only({order_r, verdict_w})
+        _keep_only({order_r, verdict_w, document})
         with os.fdopen(order_r, "rb") as src:
             order = ChildOrder.model_validate_json(src.read())
-        _bound(order.limits)
-        verdict = _verdict(Path(order.path), order.limits)
+        with os.fdopen(document, "rb") as src:  # one byte past the limit is enough to refuse
+            data = src.read(order.limits.max_bytes + 1)
+        degraded = lockdown.lock_down(order.limits, _cpu_s(order), _UID, _GID)
+        verdict = _answer(order, data, verdict_w)
+        verdict["degraded"] = degraded
         os.write(verdict_w, (json.dumps(verdict) + "\n").encode())
         code = 0
     finally:
         os._exit(code)  # never back into the zygote's loop, no interpreter teardown
+
+
+def _cpu_s(order: ChildOrder) -> float:
+    # Rendering is bounded per page by the worker's wall clock; CPU covers them all.
+    pages = order.limits.max_pages if order.kind == "render" else 1
+    return order.limits.decode_timeout_s * pages
+
+
+def _answer(order: ChildOrder, data: bytes, verdict_w: int) -> dict[str, object]:
+    if order.kind == "probe":
+        return {"probe": probe(order)} if _PROBES else {"error": "ProbeRefused"}
+    if order.kind == "render":
+        limits = order.limits
+        budget = page_budget(limits.max_page_pixels, limits.ocr_dpi, order.dpi)
+        return send_pages(verdict_w, data, order.media_type, order.dpi, order.start, budget)
+    return _verdict(data, order.limits)
 
 
 def _keep_only(keep: set[int]) -> None:
@@ -127,15 +153,6 @@ def _keep_only(keep: set[int]) -> None:
         if fd > 2 and fd not in keep:
             with contextlib.suppress(OSError):  # the listing's own, already closed
                 os.close(fd)
-
-
-def _bound(limits: PolicyLimits) -> None:
-    memory = limits.decode_memory_mb * 1024 * 1024
-    cpu = math.ceil(limits.decode_timeout_s) + 1  # SIGXCPU; the wall clock usually fires first
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a core dump would hold the document
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # it has nothing to write
 
 
 def _drained(fd: int) -> bool:

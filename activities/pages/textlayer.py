@@ -6,12 +6,16 @@ searchable PDF produce) has a page-sized image, so it is recognised again
 rather than trusted: only text the document's author typeset is taken as is.
 Words come out in the same pixel space as the rasterised page (``dpi``), so
 boxes line up with OCR'd pages of the same document.
+
+The text layer is still parsed here, by pdfium in the worker: the sandboxed
+child's protocol carries page bitmaps only. Pages without a layer are drawn
+by ``render``, which the OCR activity points at that child.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -27,18 +31,22 @@ _MIN_CHARS = 1
 
 
 def layers_or_images(
-    path: Path, dpi: int, start: int = 0
+    path: Path, dpi: int, start: int = 0, render: Callable[[int], GrayPage] | None = None
 ) -> Iterator[tuple[int, PageText | None, GrayPage | None]]:
     """``(index, text layer, None)`` for born-digital pages, ``(index, None, image)`` for
-    the rest, rendered at ``dpi``: one open document, one page in memory at a time."""
+    the rest, drawn at ``dpi`` by ``render`` (by default pdfium here): one open
+    document, one page in memory at a time."""
     with PDFIUM_LOCK:
         pdf = pdfium.PdfDocument(path)
         pages = len(pdf)
     try:
         for index in range(start, pages):
-            with PDFIUM_LOCK:  # never held across the yield
+            with PDFIUM_LOCK:  # never held across the yield, nor while the child renders
                 layer = _layer(pdf, index, dpi)
-                image = None if layer is not None else render_pdf_page(pdf, index, dpi)
+                here = layer is None and render is None
+                image = render_pdf_page(pdf, index, dpi) if here else None
+            if layer is None and render is not None:
+                image = render(index)
             yield index, layer, image
     finally:
         with PDFIUM_LOCK:

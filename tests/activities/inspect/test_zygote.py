@@ -38,17 +38,18 @@ def test_zygote_each_document_a_fresh_child_holding_only_its_pipes() -> None:
     prewarm()
     zygote = untrusted._ZYGOTE._proc
     assert zygote is not None
-    first, second = untrusted._fork(), untrusted._fork()
+    first, second = untrusted._fork(PAGE), untrusted._fork(PAGE)
     try:
         assert first.pid != second.pid
         assert _parent(first.pid) == _parent(second.pid) == zygote.pid
         for child in (first, second):
-            # /dev/null three times, its order pipe and its verdict pipe: not the
-            # zygote's socket, not the other child's pipes.
-            fds = _settled_fds(child.pid, 5)
+            # /dev/null three times, its order pipe, its verdict pipe and its
+            # document: not the zygote's socket, not the other child's pipes.
+            fds = _settled_fds(child.pid, 6)
             assert fds.count("/dev/null") == 3, fds
-            assert [f[:5] for f in fds if f != "/dev/null"] == ["pipe:", "pipe:"], fds
-        order = ChildOrder(path=str(PAGE), limits=Limits()).model_dump_json().encode()
+            assert sorted(f for f in fds if f != "/dev/null" and f[:5] != "pipe:") == [str(PAGE)]
+            assert sum(f[:5] == "pipe:" for f in fds) == 2, fds
+        order = ChildOrder(limits=Limits()).model_dump_json().encode()
         for child in (first, second):
             assert b'"ok"' in (child.verdict(order, 30.0) or b"")
             assert os.waitstatus_to_exitcode(child.status()) == 0
@@ -92,5 +93,5 @@ def test_zygote_that_cannot_start_leaks_no_descriptor(monkeypatch: pytest.Monkey
     before = len(os.listdir("/proc/self/fd"))
     for _ in range(3):
         with pytest.raises(RuntimeError, match="cannot start inspection zygote"):
-            zygote.fork()
+            zygote.fork(PAGE)
     assert len(os.listdir("/proc/self/fd")) == before
