@@ -5,8 +5,11 @@ key ID. Each payload is ``nonce(12) | ciphertext | tag(16)`` of the whole
 serialised payload (its metadata too), with the key ID in the metadata and
 bound as associated data, so a payload cannot be relabelled to another key.
 
-Payloads without the encryption marker pass through ``decode`` unchanged: the
-histories recorded before encryption (tests/workflows/histories) still replay.
+Payloads without the encryption marker pass through ``decode`` unchanged in
+development, so the histories recorded before encryption
+(tests/workflows/histories) still replay. With ``require_sealed`` (every
+production client, starter.client.connect) such a payload is refused with
+``SEAL_INVALID``: a worker must not act on inputs anyone could have written.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
-from custody.errors import ConfigurationError
+from custody.errors import ConfigurationError, SealInvalid
 from custody.keys import Keyring
 
 ENCODING = b"binary/encrypted"
@@ -28,8 +31,9 @@ _NONCE = 12
 
 
 class EncryptionCodec(PayloadCodec):
-    def __init__(self, keyring: Keyring) -> None:
+    def __init__(self, keyring: Keyring, *, require_sealed: bool = False) -> None:
         self.keyring = keyring
+        self.require_sealed = require_sealed
 
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
         kid, key = self.keyring.current()
@@ -41,6 +45,8 @@ class EncryptionCodec(PayloadCodec):
 
     def _open(self, payload: Payload) -> Payload:
         if payload.metadata.get("encoding") != ENCODING:
+            if self.require_sealed:
+                raise SealInvalid(detail="payload is not sealed")
             return payload  # recorded before encryption, or never encrypted
         kid = payload.metadata[KEY_ID].decode()
         aead = AESGCM(self.keyring.payload_key(kid))

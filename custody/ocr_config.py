@@ -10,8 +10,11 @@ conditional create, so history is never rewritten.
 - An OCR worker calls ``observe`` at start; a configuration differing from
   the newest active one appends an ``activated`` entry.
 - ``pin`` (``custody ocr config rollback|pin``) appends a ``pinned`` entry and
-  writes ``ocr-config/pin.json``; workers started after that build their engine
-  with the pinned parameters instead of their settings. ``unpin`` removes it.
+  a new create-only version of the pin, ``ocr-config/pin/v<N>.json``
+  (:mod:`custody.versions`); workers started after that build their engine with
+  the pinned parameters instead of their settings. ``unpin`` appends an empty
+  version. Nothing is rewritten, so an old copy put back cannot restore a pin;
+  ``ocr-config/pin.json`` of older releases is read while no version exists.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from custody import versions
 from custody.canonical import canonical_json
 from custody.stores import ObjectStore
 
 PREFIX = "ocr-config/"
-PIN_KEY = f"{PREFIX}pin.json"
+PIN_PREFIX = f"{PREFIX}pin/"
+PIN_KEY = f"{PREFIX}pin.json"  # before versions: read only while none exists
 _HISTORY = f"{PREFIX}history/"
 _MAX_RACE = 100
 
@@ -72,10 +77,9 @@ class ConfigRegistry:
         return found[-1] if found else None
 
     def pinned(self) -> OcrConfig | None:
-        try:
-            return OcrConfig.model_validate_json(self._store.get(PIN_KEY))
-        except KeyError:
-            return None
+        raw = versions.latest(self._store, PIN_PREFIX, legacy=PIN_KEY)
+        # An unpin is a version holding JSON null.
+        return None if raw is None or raw == b"null" else OcrConfig.model_validate_json(raw)
 
     def observe(self, config: OcrConfig, actor: str) -> ConfigEntry | None:
         """Record that a worker runs ``config``; a no-op when it is already the active one."""
@@ -104,11 +108,13 @@ class ConfigRegistry:
     def pin(self, entry: ConfigEntry, actor: str, reason: str) -> ConfigEntry:
         if entry.config is None:
             raise ValueError("only an activated configuration can be pinned")
-        self._store.put(PIN_KEY, canonical_json(entry.config.model_dump(mode="json")))
+        versions.append(
+            self._store, PIN_PREFIX, canonical_json(entry.config.model_dump(mode="json"))
+        )
         return self._append("pinned", actor, config=entry.config, reason=reason)
 
     def unpin(self, actor: str, reason: str) -> ConfigEntry:
-        self._store.delete(PIN_KEY)
+        versions.append(self._store, PIN_PREFIX, b"null")
         return self._append("unpinned", actor, reason=reason)
 
     def _append(

@@ -1,8 +1,11 @@
 """Live concurrency limits of the OCR and I/O pools, stored where every worker sees them.
 
 Operators change how many activities each worker runs at once without a
-redeploy. The limit is one small object in the store every worker already
-shares (``pools/limits.json``); each worker's slot supplier
+redeploy. The limits are small create-only versions in the store every worker
+already shares (``pools/limits/v<N>.json``, newest wins, :mod:`custody.versions`,
+so restoring an old copy cannot roll a change back; ``pools/limits.json``, the
+single object of older releases, is read while no version exists); each
+worker's slot supplier
 (:mod:`workers.slots`) re-reads it every ``CUSTODY_POOL_REFRESH_S`` seconds
 and applies it to the running worker. A pool with no stored limit runs at its
 configured default (``CUSTODY_OCR_CONCURRENCY`` engine lanes plus
@@ -19,12 +22,14 @@ import json
 from datetime import UTC, datetime
 from typing import Literal
 
+from custody import versions
 from custody.settings import Settings
 from custody.stores import ObjectStore
 
 Pool = Literal["ocr", "io"]
 POOLS: tuple[Pool, ...] = ("ocr", "io")
-LIMITS_KEY = "pools/limits.json"
+LIMITS_PREFIX = "pools/limits/"
+LIMITS_KEY = "pools/limits.json"  # before versions: read only while none exists
 #: Each worker sizes its thread pool to this ceiling, so any limit up to it
 #: can be applied live; above it would need more threads than were started.
 MAX_LIMIT = 64
@@ -32,9 +37,10 @@ MAX_LIMIT = 64
 
 def read_limits(store: ObjectStore) -> dict[str, int]:
     """The operator's limits, by pool; an absent pool means 'use the default'."""
-    if not store.exists(LIMITS_KEY):
+    raw = versions.latest(store, LIMITS_PREFIX, legacy=LIMITS_KEY)
+    if raw is None:
         return {}
-    body = json.loads(store.get(LIMITS_KEY))
+    body = json.loads(raw)
     limits = body.get("limits", {})
     return {p: int(n) for p, n in limits.items() if p in POOLS and 1 <= int(n) <= MAX_LIMIT}
 
@@ -51,7 +57,7 @@ def set_limit(store: ObjectStore, pool: Pool, limit: int | None) -> dict[str, in
     else:
         limits[pool] = limit
     body = {"limits": limits, "changed_at": datetime.now(UTC).isoformat()}
-    store.put(LIMITS_KEY, json.dumps(body).encode())
+    versions.append(store, LIMITS_PREFIX, json.dumps(body).encode())
     return limits
 
 

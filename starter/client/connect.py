@@ -2,8 +2,8 @@
 
 Workers, the HTTP edge, the CLI and the embedded stack all connect through
 :func:`connect_temporal`, so the address, namespace, payload encryption (the
-keyring's codec) and tracing are decided once. TLS and API keys belong here
-when the settings grow them.
+keyring's codec), TLS, the API key and tracing are decided once. In
+production the codec refuses payloads that are not sealed.
 
     custody = await starter.connect()          # settings from CUSTODY_* variables
     custody = await CustodyClient.connect(settings, service="custody-edge")
@@ -17,6 +17,7 @@ from typing import Any
 
 from temporalio.client import Client, Interceptor, WorkflowHandle
 from temporalio.runtime import Runtime
+from temporalio.service import TLSConfig
 
 from custody import ids
 from custody.converter import data_converter
@@ -24,6 +25,29 @@ from custody.keys import load_keyring
 from custody.models import DocumentResult
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
+
+
+def tls_config(settings: Settings) -> TLSConfig | None:
+    """TLS (mTLS with a client cert and key) from the ``CUSTODY_TEMPORAL_TLS*`` settings.
+
+    None when nothing asks for TLS: the SDK then dials plaintext, or TLS with
+    the system roots when an API key is set. The files are read on each call,
+    so a rotated certificate is picked up by the next connection.
+    """
+    ca, cert, key = (
+        settings.temporal_tls_ca_file,
+        settings.temporal_tls_cert_file,
+        settings.temporal_tls_key_file,
+    )
+    wanted = settings.temporal_tls or settings.temporal_tls_server_name is not None
+    if not wanted and ca is None and cert is None:
+        return None
+    return TLSConfig(
+        server_root_ca_cert=ca.read_bytes() if ca else None,
+        domain=settings.temporal_tls_server_name,
+        client_cert=cert.read_bytes() if cert else None,
+        client_private_key=key.read_bytes() if key else None,
+    )
 
 
 async def connect_temporal(
@@ -44,10 +68,15 @@ async def connect_temporal(
         from starter.client.tracing import client_interceptors
 
         chain += client_interceptors(settings, service)
+    api_key = settings.temporal_api_key
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=data_converter(load_keyring(settings)),
+        api_key=api_key.get_secret_value() if api_key else None,
+        tls=tls_config(settings),
+        data_converter=data_converter(
+            load_keyring(settings), require_sealed=settings.env == "production"
+        ),
         interceptors=chain,
         runtime=runtime,
     )

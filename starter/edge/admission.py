@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from custody import ids
+from custody import ids, versions
 from custody.errors import AdmissionReason, AdmissionRejected
 from custody.queues import SA_STATE, WORKFLOW_NAME
 from custody.stores import ObjectStore
@@ -42,7 +42,9 @@ from starter.edge.rates import Rates, take
 if TYPE_CHECKING:
     from starter.client.connect import CustodyClient
 
-STATE_KEY = "admission/state.json"
+#: Create-only versions (custody.versions), so an old copy put back cannot un-pause.
+STATE_PREFIX = "admission/state/"
+STATE_KEY = "admission/state.json"  # before versions: read only while none exists
 PAUSED_RETRY_S = 60.0
 # With no drain measured yet there is nothing to estimate from; say a minute.
 UNKNOWN_DRAIN_RETRY_S = 60.0
@@ -72,11 +74,12 @@ class _Snapshot:
 def set_paused(store: ObjectStore, paused: bool) -> None:
     """Pause or resume admission for every edge sharing this store."""
     body = {"paused": paused, "changed_at": datetime.now(UTC).isoformat()}
-    store.put(STATE_KEY, json.dumps(body).encode())
+    versions.append(store, STATE_PREFIX, json.dumps(body).encode())
 
 
 def is_paused(store: ObjectStore) -> bool:
-    return store.exists(STATE_KEY) and bool(json.loads(store.get(STATE_KEY))["paused"])
+    raw = versions.latest(store, STATE_PREFIX, legacy=STATE_KEY)
+    return raw is not None and bool(json.loads(raw)["paused"])
 
 
 class Admission:
