@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import pypdfium2 as pdfium
 import pytesseract
@@ -30,36 +30,78 @@ _READ_MAX_PX = 3000
 _CHECK_READS = str.maketrans("OIL", "011")
 # Glyphs Tesseract confuses (shapes, then case in a monospace font); the check
 # code picks the reading that was printed.
-_LOOKALIKES = "0Oo 1lIi| 7/ 5Ss 2Zz 8B 6G Cc Kk Pp Uu Vv Ww Xx"
+_LOOKALIKES = "0Oo 1lIi| 7/ 5Ss 2Zz 8B 6G Cc Kk Pp Uu Vv Ww Xx Aa Dd Ee Ff"
+# In the five-character check code (Crockford base32, upper case): glyphs read for
+# one another there; a code may differ from the printed one in one such place.
+_CODE_LOOKALIKES = "5S 6GE 8B 0DQ 2Z"
+_CODE_ALTERNATIVES = {ch: group for group in _CODE_LOOKALIKES.split(" ") for ch in group}
 _ALTERNATIVES = {ch: group for group in _LOOKALIKES.split(" ") for ch in group}
 _MAX_READINGS = 256
 _CHECK_SET = frozenset(CHECK_ALPHABET)
 _EDGE_PUNCTUATION = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
 _RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+# psm 4: one column of lines of varying size, as the bands are laid out.
+_ANY = "--psm 4"
+_HEX_ONLY = f"--psm 4 -c tessedit_char_whitelist=0123456789abcdef{CHECK_ALPHABET}"
 
 
-def read_visible_mark(data: bytes) -> str | None:
+def read_visible_mark(data: bytes, candidates: Collection[str] = ()) -> str | None:
     """The release id printed on page 1 of a released PDF or a scan of it, else None.
 
     Reads the top band, then the bottom one, with Tesseract; a reading counts
-    only when the check code printed beside it confirms it. Bytes that are no
-    PDF, PNG, JPEG or TIFF give None too.
+    when the check code printed beside it confirms it, or, given ``candidates``
+    (the release ids the store holds), when the printed id is within
+    ``MAX_ID_EDITS`` character edits of exactly one of them: Custody's ids are
+    random 128-bit hex, about 30 edits apart, so a few OCR slips cannot turn
+    one into another. Bytes that are no PDF, PNG, JPEG or TIFF give None too.
     """
     page = _first_page(data)
     if page is None:
         return None
     width, height = page.size
     top, bottom = (0, 0, width, height * 18 // 100), (0, height * 88 // 100, width, height)
-    # Low-resolution scans read better at twice the size; tried only on a miss.
-    for box, scale in ((top, 1), (top, 2), (bottom, 1)):
+    # Custody's own ids are lower-case hex: read first with only hex digits and the
+    # check alphabet allowed (no ¢ for c, no stray h), then unconstrained, for any
+    # id the pattern allows; low-resolution scans read better at twice the size.
+    passes = ((top, 1, _HEX_ONLY), (top, 1, _ANY), (top, 2, _ANY), (bottom, 1, _HEX_ONLY))
+    for box, scale, config in passes:
         band = page.crop(box)
         if scale != 1:
             band = band.resize((band.width * scale, band.height * scale), Image.Resampling.LANCZOS)
-        # psm 4: one column of lines of varying size, as the bands are laid out.
-        found = find_release_id(pytesseract.image_to_string(band, "eng", "--psm 4", timeout=60))
+        text = pytesseract.image_to_string(band, "eng", config, timeout=60)
+        found = find_release_id(text) or _nearest(text, candidates)
         if found is not None:
             return found
     return None
+
+
+MAX_ID_EDITS = 4
+
+
+def _nearest(text: str, candidates: Collection[str]) -> str | None:
+    """The one candidate a printed line spells within ``MAX_ID_EDITS`` edits, if exactly one."""
+    for line in text.splitlines():
+        token = "".join(line.split()).lower()
+        if not 24 <= len(token) <= 40:
+            continue
+        near = {c for c in candidates if _edits(token, c, MAX_ID_EDITS) <= MAX_ID_EDITS}
+        if len(near) == 1:
+            return near.pop()
+    return None
+
+
+def _edits(a: str, b: str, bound: int) -> int:
+    """Levenshtein distance, stopping early once every path is past ``bound``."""
+    if abs(len(a) - len(b)) > bound:
+        return bound + 1
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        if min(row) > bound:
+            return bound + 1
+    return row[-1]
 
 
 def find_release_id(text: str) -> str | None:
@@ -68,10 +110,20 @@ def find_release_id(text: str) -> str | None:
         code = second.upper().translate(_CHECK_READS)
         if len(code) != 5 or not set(code) <= _CHECK_SET:
             continue
+        codes = _code_readings(code)
         for reading in itertools.islice(_readings(first), _MAX_READINGS):
-            if _RELEASE_ID.fullmatch(reading) and check_code(reading) == code:
+            if _RELEASE_ID.fullmatch(reading) and check_code(reading) in codes:
                 return reading
     return None
+
+
+def _code_readings(code: str) -> frozenset[str]:
+    """The code as read, and each reading with one lookalike swapped (25 bits less ~4)."""
+    found = {code}
+    for i, ch in enumerate(code):
+        for other in _CODE_ALTERNATIVES.get(ch, ""):
+            found.add(code[:i] + other + code[i + 1 :])
+    return frozenset(found)
 
 
 def _pairs(text: str) -> Iterator[tuple[str, str]]:

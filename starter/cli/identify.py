@@ -63,7 +63,7 @@ def identify(store: ObjectStore, data: bytes, trust_anchor_pem: bytes | None) ->
     exact = _by_hash(store, data)
     if exact is not None:
         return exact
-    for via, rid, vouched in _readings(data, trust_anchor_pem):
+    for via, rid, vouched in _readings(store, data, trust_anchor_pem):
         if vouched is not None:
             return vouched  # signed by this deployment's CA: it names its release itself
         for tenant in _holders(store, rid)[:1]:
@@ -83,7 +83,9 @@ def _by_hash(store: ObjectStore, data: bytes) -> Identified | None:
     return Identified(rid, recipient, "exact", "hash", ids.scope(tenant))
 
 
-def _readings(data: bytes, anchor: bytes | None) -> Iterator[tuple[str, str, Identified | None]]:
+def _readings(
+    store: ObjectStore, data: bytes, anchor: bytes | None
+) -> Iterator[tuple[str, str, Identified | None]]:
     """(via, release id, answer if signed by us): C2PA, then XMP, then the printed mark.
 
     A generator, so the slow OCR of the printed mark runs only when nothing before
@@ -106,9 +108,18 @@ def _readings(data: bytes, anchor: bytes | None) -> Iterator[tuple[str, str, Ide
     identity = read_identity(data) if data.startswith(b"%PDF-") else None
     if identity is not None:
         yield "xmp", identity.release_id, None
-    printed = read_visible_mark(data)
+    printed = read_visible_mark(data, _known_releases(store))
     if printed is not None:
         yield "visible", printed, None
+
+
+def _known_releases(store: ObjectStore) -> set[str]:
+    """Every release id the store holds, in any tenant: what a printed id is matched to."""
+    found: set[str] = set()
+    for tenant in scopes(store):
+        prefix = eg.releases_prefix(tenant)
+        found.update(key[len(prefix) :].partition("/")[0] for key in store.list(prefix))
+    return found
 
 
 def _holders(store: ObjectStore, rid: str) -> list[str | None]:

@@ -17,7 +17,7 @@ from PIL import Image
 from pydantic import ValidationError
 
 from activities.egress.pdfmeta import ReleaseMark, check_code, read_identity
-from activities.egress.readback import find_release_id, read_visible_mark
+from activities.egress.readback import _nearest, find_release_id, read_visible_mark
 from activities.egress.render import render_page_png, render_release
 from activities.pages.raster import GrayPage, iter_pages
 from activities.pages.searchable import searchable_pdf
@@ -170,6 +170,28 @@ def test_read_visible_mark_none_on_unmarked_scan(corpus: Path) -> None:
     """A scan that was never released, or bytes that are no image, carry no mark."""
     assert read_visible_mark((corpus / "ocr_gt" / "funsd_82092117.png").read_bytes()) is None
     assert read_visible_mark(b"\x00" * 64) is None
+
+
+# Tesseract's text for two ids it misread in a 40-id trial at 200 dpi (a dropped
+# f; 4f read as 44; the check codes misread too): no check code confirms them.
+_MISREAD = {
+    "04d124cea831648fabb19a69308509f6": "04d124cea831648fabb19a693085096\n9FW7S\n",
+    "4f7ff69c5136b15c377261fed42c6411": "447ff69c5136b15c377261fed42c6411\n25WT4\n",
+}
+_DECOYS = [hashlib.sha256(str(n).encode()).hexdigest()[:32] for n in range(500)]
+
+
+@pytest.mark.parametrize(("rid", "text"), _MISREAD.items())
+def test_nearest_matches_misread_ids_to_the_stores_candidates(rid: str, text: str) -> None:
+    """A printed id a few OCR slips off is matched to the one release id the store holds."""
+    assert find_release_id(text) is None
+    assert _nearest(text, [*_DECOYS, rid]) == rid
+    assert _nearest(text, _DECOYS) is None  # never another release
+
+
+def test_read_visible_mark_with_candidates_reads_the_rendered_id(released: bytes) -> None:
+    """With the store's ids as candidates, the printed release id is still found."""
+    assert read_visible_mark(released, [*_DECOYS, MARK.release_id]) == MARK.release_id
 
 
 def test_find_release_id_uses_check_code_to_fix_lookalikes() -> None:
