@@ -60,6 +60,12 @@ class StagingArea:
         finally:
             path.unlink(missing_ok=True)
 
+    def new_file(self) -> tuple[int, Path]:
+        """A fresh private file in this process's folder, open to write; the caller deletes it."""
+        self.prepare()
+        fd, name = _private_file(self.own)
+        return fd, Path(name)
+
     def files(self) -> list[Path]:
         """Every staged file of every worker process under this root."""
         if not self.root.exists():

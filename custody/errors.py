@@ -152,6 +152,13 @@ class Code(StrEnum):
     ADMISSION_TENANT_RATE = "ADMISSION_TENANT_RATE"
     ADMISSION_WAITING_DOCUMENTS = "ADMISSION_WAITING_DOCUMENTS"
     ADMISSION_WAITING_BYTES = "ADMISSION_WAITING_BYTES"
+    #: A tenant's uploads in flight at the edge: too many at once, or too many bytes.
+    INFLIGHT_UPLOADS = "INFLIGHT_UPLOADS"
+    INFLIGHT_BYTES = "INFLIGHT_BYTES"
+    #: The body arrived slower than the edge's minimum rate (408).
+    BODY_TOO_SLOW = "BODY_TOO_SLOW"
+    #: The tenant's share of the manual lane is full.
+    MANUAL_LANE_FULL = "MANUAL_LANE_FULL"
     TENANT_EXISTS = "TENANT_EXISTS"
     USAGE = "USAGE"
     UNREACHABLE = "UNREACHABLE"
@@ -241,6 +248,10 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.ADMISSION_TENANT_RATE,
         Code.ADMISSION_WAITING_DOCUMENTS,
         Code.ADMISSION_WAITING_BYTES,
+        Code.INFLIGHT_UPLOADS,
+        Code.INFLIGHT_BYTES,
+        Code.BODY_TOO_SLOW,
+        Code.MANUAL_LANE_FULL,
         Code.TENANT_EXISTS,
         Code.USAGE,
         Code.UNREACHABLE,
@@ -473,8 +484,11 @@ class SealInvalid(Quarantined, StoreError):
 class UploadError(Exception):
     """A request the edge refuses: an HTTP status and a stable code."""
 
-    def __init__(self, status: int, code: Code, message: str) -> None:
+    def __init__(
+        self, status: int, code: Code, message: str, retry_after: float | None = None
+    ) -> None:
         self.status, self.code, self.message = status, code, message
+        self.retry_after = retry_after  # seconds, for a Retry-After header
         super().__init__(f"{status} {code}")
 
 

@@ -37,6 +37,14 @@ class Settings(BaseSettings):
     temporal_address: str = "localhost:7233"
     temporal_namespace: str = "default"
     temporal_ui_port: int = 8233
+    # TLS to the frontend (starter.client.connect.tls_config); a CA, client cert or
+    # server name turns it on too. Cert and key together make it mTLS.
+    temporal_tls: bool = False
+    temporal_tls_ca_file: Path | None = None
+    temporal_tls_cert_file: Path | None = None
+    temporal_tls_key_file: Path | None = None
+    temporal_tls_server_name: str | None = None
+    temporal_api_key: SecretStr | None = None  # e.g. Temporal Cloud; sent as a bearer token
     io_task_queue: str = IO_TASK_QUEUE
     ocr_task_queue: str = OCR_TASK_QUEUE
 
@@ -97,6 +105,22 @@ class Settings(BaseSettings):
     admission_refresh_s: float = Field(default=1.0, ge=0)  # how stale a waiting count may be
     # Past the bounds, park work under manual/ for an operator instead of refusing it.
     admission_manual_lane: bool = False
+    # The manual lane's share per tenant: parked documents and their bytes.
+    admission_manual_max_per_tenant: int = Field(default=100, ge=1)
+    admission_manual_max_bytes_per_tenant: int = Field(default=1024**3, ge=1)
+    # Uploads a tenant may hold open at the edge at once, and their bytes
+    # (declared up front, counted as they stream): slow uploads cannot pile up.
+    edge_max_inflight_per_tenant: int = Field(default=8, ge=1)
+    edge_max_inflight_bytes_per_tenant: int = Field(default=512 * 1024**2, ge=1)
+    # The slowest body the edge waits for: fewer than this many bytes in any
+    # window of edge_body_window_s seconds and the upload is cut off (408).
+    edge_min_body_bytes: int = Field(default=16 * 1024, ge=1)
+    edge_body_window_s: float = Field(default=10.0, gt=0)
+    # A request's headers must be complete this long after its connection opens.
+    edge_header_timeout_s: float = Field(default=10.0, gt=0)
+    # uvicorn's: idle keep-alive seconds, and the most header bytes it buffers.
+    edge_keep_alive_s: float = Field(default=5.0, gt=0)
+    edge_max_header_bytes: int = Field(default=16 * 1024, ge=1024)
     # Accepted -> searchable target; the edge reports the share of documents within it.
     intake_slo_s: float = Field(default=900.0, gt=0)
     # How often workers re-read the live pool limits (custody.pools).
@@ -153,6 +177,10 @@ class Settings(BaseSettings):
             raise ValueError("CUSTODY_S3_BUCKET is required when CUSTODY_STORE=s3")
         if self.confidence_floor > self.confidence_review:
             raise ValueError("CUSTODY_CONFIDENCE_FLOOR must not exceed CUSTODY_CONFIDENCE_REVIEW")
+        if (self.temporal_tls_cert_file is None) != (self.temporal_tls_key_file is None):
+            raise ValueError(
+                "CUSTODY_TEMPORAL_TLS_CERT_FILE and CUSTODY_TEMPORAL_TLS_KEY_FILE go together"
+            )
         return self
 
     @property

@@ -44,6 +44,14 @@ def _egress(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mark-pages", type=int, default=2, help="pages for the mark measure")
 
 
+def _abuse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long the abuse lasts")
+    parser.add_argument("--slow", type=int, default=16, help="slow-upload connections")
+    parser.add_argument("--flood", type=int, default=400, help="tiny uploads at most")
+    parser.add_argument("--big-headers", type=int, default=20, help="oversized heads at most")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds, all in")
+
+
 #: kind -> (module whose ``run`` runs it, one-line help, its arguments).
 BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
     "ocr": (
@@ -56,6 +64,12 @@ BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] =
         "Replay a burst of uploads against the HTTP edge on loopback; "
         "report admission side by side.",
         _intake,
+    ),
+    "abuse": (
+        "starter.bench.abuse",
+        "Slow uploads, a flood and oversized heads from one tenant on loopback; "
+        "is another tenant still accepted within 2 s?",
+        _abuse,
     ),
     "egress": (
         "starter.bench.egress",

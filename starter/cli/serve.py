@@ -1,4 +1,9 @@
-"""``custody serve``: run the authenticated HTTP intake edge (:mod:`starter.edge.app`)."""
+"""``custody serve``: run the authenticated HTTP intake edge (:mod:`starter.edge.app`).
+
+Uploads are staged like a worker's documents: in this process's private
+folder, after the production tmpfs / encrypted-volume check, with the sweeper
+removing what a killed edge left behind (``workers.common.start_staging``).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,9 @@ import uvicorn
 from starter.cli.output import Exit
 from starter.cli.registry import add_command, with_client
 from starter.client.connect import CustodyClient
+from starter.edge import server
 from starter.edge.app import create_app
+from workers.common import start_staging
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -21,6 +28,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 async def _serve(args: argparse.Namespace, client: CustodyClient) -> int:
-    config = uvicorn.Config(create_app(client), host=args.host, port=args.port, log_level="warning")
-    await uvicorn.Server(config).serve()
+    area, sweeper = start_staging(client.settings)  # ConfigurationError: refuses to start
+    try:
+        app = create_app(client, area=area)
+        config = server.config(app, client.settings, args.host, args.port)
+        await uvicorn.Server(config).serve()
+    finally:
+        sweeper.stop()
     return Exit.OK

@@ -34,6 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from activities.scratch import StagingArea
 from custody import ids
 from custody.egress import EgressKind
 from custody.egress_store import hand_out
@@ -44,10 +45,19 @@ from starter.client.submit import submit
 from starter.edge import manual, metrics, tenants
 from starter.edge import read as edge_read
 from starter.edge.admission import Admission
-from starter.edge.openapi import SPEC
+from starter.edge.inflight import InFlight
+from starter.edge.openapi import document
 from starter.edge.releases import Releases
 from starter.edge.slo import SloTracker
-from starter.edge.upload import Idempotency, UploadError, private_dir, read_options, stage_body
+from starter.edge.upload import (
+    Idempotency,
+    Pace,
+    Staged,
+    UploadError,
+    paced,
+    read_options,
+    stage_body,
+)
 
 STORE_RETRY_S = 5.0
 _TRACER = trace.get_tracer("custody.edge")
@@ -61,11 +71,20 @@ def error(status: int, code: Code, message: str, retry_after: float | None = Non
 class Edge:
     """The routes, bound to one Custody client and one admission controller."""
 
-    def __init__(self, client: CustodyClient, admission: Admission) -> None:
-        self.client, self.admission = client, admission
+    def __init__(self, client: CustodyClient, admission: Admission, area: StagingArea) -> None:
+        self.client, self.admission, self.area = client, admission, area
         self.idempotency = Idempotency(client.store)
-        self.folder = private_dir(client.settings.staging_path)
         self.slo = SloTracker(client)
+        # The contract states this deployment's own limits, built once.
+        self.spec = document(client.settings.limits)
+        s = client.settings
+        self.inflight = InFlight(
+            s.edge_max_inflight_per_tenant, s.edge_max_inflight_bytes_per_tenant
+        )
+        self.pace = Pace(s.edge_min_body_bytes, s.edge_body_window_s)
+        self.lane = manual.Lane(
+            client.store, s.admission_manual_max_per_tenant, s.admission_manual_max_bytes_per_tenant
+        )
 
     def _tenant(self, request: Request) -> tenants.Tenant:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -99,34 +118,47 @@ class Edge:
         staged = None
         try:
             await self._precheck(tenant, opts)
-            staged = await stage_body(
-                request.stream(),
-                self.folder,
-                declared=opts["length"],
-                max_bytes=self.client.settings.limits.max_bytes,
-            )
+            with self.inflight.opened(tenant.name, opts["length"]) as ticket:
+                staged = await stage_body(
+                    paced(request.stream(), self.pace),
+                    self.area,
+                    declared=opts["length"],
+                    max_bytes=self.client.settings.limits.max_bytes,
+                    ticket=ticket,
+                )
             if staged.size == 0:
                 raise UploadError(400, Code.EMPTY, "empty body")
             if staged.media_type != opts["media_type"]:
                 raise UploadError(415, Code.UNSUPPORTED_TYPE, "content does not match Content-Type")
             return await self._accept(tenant, opts, staged.path, staged.sha256)
         except UploadError as err:
-            return error(err.status, err.code, err.message)
+            return error(err.status, err.code, err.message, err.retry_after)
         except AdmissionRejected as err:
-            if staged is not None and self._to_manual_lane(err):
-                await asyncio.to_thread(
-                    manual.park_staged, self.client.store, staged, tenant.name, opts, err.reason
-                )
-                metrics.MANUAL_LANE.labels(err.reason).inc()
-                return _accepted(manual.answer(staged.sha256))
-            status = 503 if err.reason is AdmissionReason.PAUSED else 429
-            return error(status, err.code, err.detail, err.retry_after)
+            return await self._refused(err, staged, tenant, opts)
         except CustodyError as err:
             status = 413 if err.code is Code.TOO_LARGE else 400
             return error(status, err.code, err.detail)
         finally:
             if staged is not None:
                 staged.path.unlink(missing_ok=True)
+
+    async def _refused(
+        self,
+        err: AdmissionRejected,
+        staged: Staged | None,
+        tenant: tenants.Tenant,
+        opts: dict[str, Any],
+    ) -> Response:
+        """Past an admission bound: the manual lane when it takes this reason and has room."""
+        if staged is not None and self._to_manual_lane(err):
+            try:
+                await self.lane.park(staged, tenant.name, opts, err.reason)
+            except UploadError as full:
+                return error(full.status, full.code, full.message, full.retry_after)
+            metrics.MANUAL_LANE.labels(err.reason).inc()
+            return _accepted(manual.answer(staged.sha256))
+        status = 503 if err.reason is AdmissionReason.PAUSED else 429
+        return error(status, err.code, err.detail, err.retry_after)
 
     async def _precheck(self, tenant: tenants.Tenant, opts: dict[str, Any]) -> None:
         # Refuse before reading the body when the answer is already "no":
@@ -211,7 +243,7 @@ class Edge:
         return Response(data, media_type="application/json")
 
     async def openapi(self, request: Request) -> Response:
-        return JSONResponse(SPEC)
+        return JSONResponse(self.spec)
 
     async def metrics(self, request: Request) -> Response:
         try:
@@ -234,8 +266,12 @@ def _accepted(answer: dict[str, Any]) -> JSONResponse:
     return JSONResponse(answer, status_code=202, headers={"Location": location})
 
 
-def create_app(client: CustodyClient, admission: Admission | None = None) -> Starlette:
-    edge = Edge(client, admission or Admission(client))
+def create_app(
+    client: CustodyClient, admission: Admission | None = None, area: StagingArea | None = None
+) -> Starlette:
+    """The edge; ``area`` is the process's staging area (``custody serve`` sweeps it)."""
+    area = area or StagingArea(client.settings.staging_path)
+    edge = Edge(client, admission or Admission(client), area)
     releases = Releases(client, edge._tenant, error)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},

@@ -1,122 +1,159 @@
-"""The OpenAPI 3 description of the intake edge, written by hand and served as is."""
+"""The OpenAPI 3 description of the intake edge, written by hand and served as is.
+
+It states every constraint the server enforces, so a schema-valid request is
+never refused for its shape (``tests/starter/edge/test_contract.py`` fuzzes a
+real ``custody serve`` from it with Schemathesis). The patterns are the
+server's own (:mod:`custody.ids`, :mod:`custody.egress`); the byte and page
+maxima are the deployment's limits: :func:`document` states them for one
+``PolicyLimits``, and :data:`SPEC` is the document for the default limits.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-_ERROR = {"$ref": "#/components/schemas/Error"}
+from custody.limits import PolicyLimits
+from starter.edge.releases import MAX_DOCUMENTS
+
+# The server's regexes. Its `re.match` also lets a trailing newline past `$`,
+# which no header value or path segment can carry.
+SHA256 = "^[0-9a-f]{64}$"
+SOURCE_ID = "^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"  # custody.ids._SOURCE_ID
+NAME = "^[a-z0-9][a-z0-9_.-]{0,62}$"  # custody.egress._NAME: recipients, policies
+RELEASE_ID = "^[0-9a-f]{32}$"
+# str.isprintable() over what an HTTP header can carry (Latin-1): no controls,
+# no NO-BREAK SPACE (U+00A0) or SOFT HYPHEN (U+00AD).
+PRINTABLE = "^[\\x20-\\x7e\\xa1-\\xac\\xae-\\xff]{1,255}$"
+_HEADERS = {
+    "Idempotency-Key": "same key and body replays the first answer; 1-255 printable characters",
+    "Custody-Source-Id": "the sending system, an identifier (never free text)",
+    "Custody-Page-Count": "pages the sender expects; past the page limit is 413 PAGE_LIMIT",
+    "Custody-Priority": "'high' (any case) uses the reserved lane, for tenants allowed to",
+}
+UPLOAD_TYPES = ("application/pdf", "image/png", "image/jpeg", "image/tiff")
 
 
 def _ref(schema: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{schema}"}
 
 
-def _error(description: str, retry_after: bool = False) -> dict[str, Any]:
+def _answer(description: str, schema: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "description": description,
-        "content": {"application/json": {"schema": _ERROR}},
+        "content": {"application/json": {"schema": _ref(schema)}},
     }
-    if retry_after:
-        out["headers"] = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
-    return out
+    return out | {"headers": headers} if headers else out
 
 
-def _header(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": name,
-        "in": "header",
-        "required": False,
-        "description": description,
-        "schema": schema,
-    }
+def _error(description: str, retry_after: bool = False) -> dict[str, Any]:
+    return _answer(description, "Error", _RETRY_AFTER if retry_after else None)
 
 
-_UPLOAD: dict[str, Any] = {
-    "summary": "Submit one document (raw body); OCR runs asynchronously",
-    "security": [{"apiKey": []}],
-    "parameters": [
-        _header(
-            "Idempotency-Key",
-            "same key and body replays the first answer",
-            {"type": "string", "maxLength": 255},
-        ),
-        _header("Custody-Source-Id", "the sending system, an identifier", {"type": "string"}),
-        _header(
-            "Custody-Page-Count", "pages the sender expects", {"type": "integer", "minimum": 1}
-        ),
-        _header(
-            "Custody-Priority",
-            "'high' uses the reserved lane (tenants allowed to)",
-            {"type": "string"},
-        ),
-    ],
-    "requestBody": {
-        "required": True,
-        "content": {
-            t: {"schema": {"type": "string", "format": "binary"}}
-            for t in ("application/pdf", "image/png", "image/jpeg", "image/tiff")
-        },
-    },
-    "responses": {
-        "202": {
-            "description": "accepted (or already known), or parked in the manual lane "
-            "(state 'manual', no workflow) when the bounds are reached and the lane is on",
-            "headers": {"Location": {"schema": {"type": "string"}}},
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Accepted"}}},
-        },
-        "400": _error("malformed request"),
-        "401": _error("missing or invalid API key"),
-        "403": _error("revoked API key"),
-        "413": _error("larger than the byte or page limit"),
-        "415": _error("unsupported or mismatched content type"),
-        "422": _error("Idempotency-Key reused with a different body"),
-        "429": _error("admission bounds reached; retry later", retry_after=True),
-        "503": _error(
-            "admission paused by an operator (ADMISSION_PAUSED) or storage unavailable "
-            "(STORE_UNAVAILABLE)",
-            retry_after=True,
-        ),
-    },
+_LOCATION = {"Location": {"schema": {"type": "string"}}}
+_RETRY_AFTER = {
+    "Retry-After": {"description": "seconds", "schema": {"type": "integer", "minimum": 0}}
 }
 
-SPEC: dict[str, Any] = {
-    "openapi": "3.0.3",
-    "info": {"title": "Custody intake edge", "version": "1.0.0"},
-    "paths": {
+
+def _header(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "in": "header", "description": _HEADERS[name], "schema": schema}
+
+
+_AUTH = {
+    "401": _error("missing or invalid API key (UNAUTHENTICATED)"),
+    "403": _error("revoked API key (KEY_REVOKED)"),
+}
+_STORE = {"503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True)}
+
+
+def _upload(limits: PolicyLimits) -> dict[str, Any]:
+    return {
+        "summary": "Submit one document (raw body); OCR runs asynchronously",
+        "description": f"The body is at most {limits.max_bytes} bytes (413 TOO_LARGE), its "
+        "first bytes must match Content-Type (415), and it must arrive at the edge's "
+        "minimum rate (408 BODY_TOO_SLOW).",
+        "security": [{"apiKey": []}],
+        "parameters": [
+            _header("Idempotency-Key", {"type": "string", "pattern": PRINTABLE}),
+            _header("Custody-Source-Id", {"type": "string", "pattern": SOURCE_ID}),
+            _header(
+                "Custody-Page-Count", {"type": "integer", "minimum": 1, "maximum": limits.max_pages}
+            ),
+            _header("Custody-Priority", {"type": "string"}),
+        ],
+        "requestBody": {
+            "required": True,
+            "content": {
+                t: {"schema": {"type": "string", "format": "binary"}} for t in UPLOAD_TYPES
+            },
+        },
+        "responses": {
+            "202": _answer(
+                "accepted (or already known), or parked in the manual lane (state 'manual', "
+                "no workflow) when the bounds are reached and the lane is on",
+                "Accepted",
+                _LOCATION,
+            ),
+            "400": _error(
+                "malformed request: BAD_HEADER, BAD_SOURCE_ID, BAD_IDEMPOTENCY_KEY, "
+                "LENGTH_MISMATCH, EMPTY"
+            ),
+            **_AUTH,
+            "408": _error("the body arrived too slowly (BODY_TOO_SLOW)"),
+            "413": _error("larger than the byte (TOO_LARGE) or page (PAGE_LIMIT) limit"),
+            "415": _error("unsupported or mismatched content type (UNSUPPORTED_TYPE)"),
+            "422": _error("Idempotency-Key reused with a different body"),
+            "429": _error(
+                "admission bounds, rates, uploads in flight or the manual lane's share "
+                "reached; retry later",
+                retry_after=True,
+            ),
+            "503": _error(
+                "admission paused by an operator (ADMISSION_PAUSED) or storage unavailable "
+                "(STORE_UNAVAILABLE)",
+                retry_after=True,
+            ),
+        },
+    }
+
+
+def _read(
+    op_id: str, summary: str, param: tuple[str, str, str], ok: dict[str, Any], missing: str
+) -> dict[str, Any]:
+    """A GET of one of the caller's things by its id in the path."""
+    name, pattern, malformed = param
+    schema = {"type": "string", "pattern": pattern}
+    return {
+        "get": {
+            "operationId": op_id,
+            "summary": summary,
+            "security": [{"apiKey": []}],
+            "parameters": [{"name": name, "in": "path", "required": True, "schema": schema}],
+            "responses": {
+                "200": ok,
+                "400": _error(malformed),
+                **_AUTH,
+                "404": _error(missing),
+                **_STORE,
+            },
+        }
+    }
+
+
+def _paths(limits: PolicyLimits) -> dict[str, Any]:
+    upload = _upload(limits)
+    return {
         "/v1/documents": {
-            "put": {**_UPLOAD, "operationId": "putDocument"},
-            "post": {**_UPLOAD, "operationId": "postDocument"},
+            "put": {**upload, "operationId": "putDocument"},
+            "post": {**upload, "operationId": "postDocument"},
         },
-        "/v1/documents/{sha256}": {
-            "get": {
-                "operationId": "getDocument",
-                "summary": "State, and the result once published, of the caller's document",
-                "security": [{"apiKey": []}],
-                "parameters": [
-                    {
-                        "name": "sha256",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-                    }
-                ],
-                "responses": {
-                    "200": {
-                        "description": "state and result",
-                        "content": {
-                            "application/json": {
-                                "schema": {"$ref": "#/components/schemas/Document"}
-                            }
-                        },
-                    },
-                    "400": _error("not a SHA-256"),
-                    "401": _error("missing or invalid API key"),
-                    "403": _error("revoked API key"),
-                    "404": _error("no such document for this tenant"),
-                    "503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True),
-                },
-            }
-        },
+        "/v1/documents/{sha256}": _read(
+            "getDocument",
+            "State, and the result once published, of the caller's document",
+            ("sha256", SHA256, "not a SHA-256 (BAD_SHA256)"),
+            _answer("state and result", "Document"),
+            "no such document for this tenant (NOT_FOUND)",
+        ),
         "/v1/releases": {
             "post": {
                 "operationId": "postRelease",
@@ -129,129 +166,101 @@ SPEC: dict[str, Any] = {
                     "content": {"application/json": {"schema": _ref("ReleaseRequest")}},
                 },
                 "responses": {
-                    "202": {
-                        "description": "started (or joined): state 'running'",
-                        "headers": {"Location": {"schema": {"type": "string"}}},
-                        "content": {"application/json": {"schema": _ref("Release")}},
-                    },
+                    "202": _answer("started (or joined): state 'running'", "Release", _LOCATION),
                     "400": _error("malformed body (BAD_REQUEST) or document hash (BAD_SHA256)"),
-                    "401": _error("missing or invalid API key"),
-                    "403": _error("revoked API key"),
+                    **_AUTH,
                     "404": _error("no such recipient or policy (RECIPIENT_UNKNOWN, ...)"),
                     "422": _error("refused: RECIPIENT_REVOKED, POLICY_INVALID, ..."),
-                    "503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True),
+                    **_STORE,
                 },
             }
         },
-        "/v1/releases/{release_id}": {
-            "get": {
-                "operationId": "getRelease",
-                "summary": "One of the caller's releases: running, delivered, refused or failed",
-                "security": [{"apiKey": []}],
-                "parameters": [
-                    {
-                        "name": "release_id",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-                    }
-                ],
-                "responses": {
-                    "200": {
-                        "description": "the release, with its files once delivered",
-                        "content": {"application/json": {"schema": _ref("Release")}},
-                    },
-                    "400": _error("not a release id"),
-                    "401": _error("missing or invalid API key"),
-                    "403": _error("revoked API key"),
-                    "404": _error("no such release for this tenant"),
-                },
-            }
-        },
+        "/v1/releases/{release_id}": _read(
+            "getRelease",
+            "One of the caller's releases: running, delivered, refused or failed",
+            ("release_id", RELEASE_ID, "not a release id (BAD_REQUEST)"),
+            _answer("the release, with its files once delivered", "Release"),
+            "no such release for this tenant (NOT_FOUND)",
+        ),
         "/metrics": {
             "get": {
                 "operationId": "metrics",
                 "summary": "Prometheus metrics (any tenant's API key)",
                 "security": [{"apiKey": []}],
                 "responses": {
-                    "200": {"description": "text exposition"},
-                    "401": _error("missing or invalid API key"),
-                    "403": _error("revoked API key"),
+                    "200": {
+                        "description": "text exposition",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    },
+                    **_AUTH,
+                    **_STORE,
                 },
             }
         },
-    },
-    "components": {
-        "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
-        "schemas": {
-            "Error": {
-                "type": "object",
-                "required": ["error", "message"],
-                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
-            },
-            "Accepted": {
-                "type": "object",
-                "required": ["sha256", "state", "workflow_id", "deduplicated"],
-                "properties": {
-                    "sha256": {"type": "string"},
-                    "state": {"type": "string"},
-                    "workflow_id": {"type": "string", "nullable": True},
-                    "deduplicated": {"type": "boolean"},
-                },
-            },
-            "ReleaseRequest": {
-                "type": "object",
-                "required": ["documents", "recipient"],
-                "properties": {
-                    "documents": {
-                        "type": "array",
-                        "minItems": 1,
-                        "maxItems": 100,
-                        "items": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-                    },
-                    "recipient": {"type": "string"},
-                    "policy": {"type": "string", "default": "default"},
-                },
-            },
-            "Release": {
-                "type": "object",
-                "required": ["release_id", "state", "recipient", "policy_sha256", "files"],
-                "properties": {
-                    "release_id": {"type": "string"},
-                    "state": {
-                        "type": "string",
-                        "enum": ["running", "delivered", "refused", "failed"],
-                    },
-                    "code": {"type": "string", "nullable": True},
-                    "recipient": {"type": "string"},
-                    "policy": {"type": "string", "nullable": True},
-                    "policy_sha256": {"type": "string"},
-                    "documents": {"type": "array", "items": {"type": "string"}},
-                    "files": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "name": {"type": "string"},
-                                "sha256": {"type": "string"},
-                                "bytes": {"type": "integer"},
-                            },
-                        },
-                    },
-                },
-            },
-            "Document": {
-                "type": "object",
-                "required": ["sha256", "state"],
-                "properties": {
-                    "sha256": {"type": "string"},
-                    "state": {"type": "string"},
-                    "code": {"type": "string", "nullable": True},
-                    "pages": {"type": "integer"},
-                    "running": {"type": "boolean"},
-                    "result": {"type": "object", "nullable": True},
-                },
-            },
-        },
-    },
+    }
+
+
+def _object(required: str, **properties: dict[str, Any]) -> dict[str, Any]:
+    """An object schema; ``required`` names its required properties, space-separated."""
+    return {"type": "object", "required": required.split(), "properties": properties}
+
+
+_STR: dict[str, Any] = {"type": "string"}
+_MAYBE_STR: dict[str, Any] = {"type": "string", "nullable": True}
+_SHA = {"type": "string", "pattern": SHA256}
+_FILE = {
+    "type": "object",
+    "properties": {"name": _STR, "sha256": _STR, "bytes": {"type": "integer"}},
 }
+SCHEMAS: dict[str, Any] = {
+    "Error": _object("error message", error=_STR, message=_STR),
+    "Accepted": _object(
+        "sha256 state workflow_id deduplicated",
+        sha256=_SHA,
+        state=_STR,
+        workflow_id=_MAYBE_STR,
+        deduplicated={"type": "boolean"},
+    ),
+    "ReleaseRequest": _object(
+        "documents recipient",
+        documents={"type": "array", "minItems": 1, "maxItems": MAX_DOCUMENTS, "items": _SHA},
+        recipient={"type": "string", "pattern": NAME},
+        policy={"type": "string", "pattern": NAME, "default": "default"},
+    ),
+    "Release": _object(
+        "release_id state recipient policy_sha256 files",
+        release_id={"type": "string", "pattern": RELEASE_ID},
+        state={"type": "string", "enum": ["running", "delivered", "refused", "failed"]},
+        code=_MAYBE_STR,
+        recipient=_STR,
+        policy=_MAYBE_STR,
+        policy_sha256=_STR,
+        documents={"type": "array", "items": _STR},
+        files={"type": "array", "items": _FILE},
+    ),
+    "Document": _object(
+        "sha256 state",
+        sha256=_SHA,
+        state=_STR,
+        code=_MAYBE_STR,
+        pages={"type": "integer"},
+        running={"type": "boolean"},
+        result={"type": "object", "nullable": True},
+    ),
+}
+
+
+def document(limits: PolicyLimits) -> dict[str, Any]:
+    """The OpenAPI document for an edge enforcing ``limits``."""
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Custody intake edge", "version": "1.1.0"},
+        "paths": _paths(limits),
+        "components": {
+            "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
+            "schemas": SCHEMAS,
+        },
+    }
+
+
+SPEC: dict[str, Any] = document(PolicyLimits())

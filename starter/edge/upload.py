@@ -1,28 +1,31 @@
 """The edge's upload mechanics: a streamed body to a private file, and idempotency.
 
-The body is written to a random 0600 file in a 0700 folder while it is hashed
-and counted, so memory stays flat whatever the size; every check that can be
-made on the stream (declared vs actual length, the byte limit, magic bytes
-against the declared type) is made before anything is submitted.
+The body is written to a random 0600 file in this process's 0700 staging
+folder while it is hashed and counted, so memory stays flat whatever the
+size; every check that can be made on the stream (declared vs actual length,
+the byte limit, magic bytes against the declared type, the minimum rate) is
+made before anything is submitted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from activities.scratch import StagingArea
 from custody import ids
 from custody.errors import Code, CustodyError
 from custody.errors import UploadError as UploadError
 from custody.settings import Settings
 from custody.stores import ObjectStore
+from starter.edge.inflight import Ticket
 
 MEDIA_TYPES: tuple[tuple[bytes, str], ...] = (
     (b"%PDF-", "application/pdf"),
@@ -47,24 +50,61 @@ class Staged:
     media_type: str
 
 
-def private_dir(root: Path) -> Path:
-    path = root / "edge"
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return path
+@dataclass(frozen=True)
+class Pace:
+    """The slowest body the edge waits for: ``min_bytes`` in every ``window_s`` seconds."""
+
+    min_bytes: int
+    window_s: float
+
+
+async def paced(chunks: AsyncIterator[bytes], pace: Pace) -> AsyncIterator[bytes]:
+    """``chunks``, cut off with 408 BODY_TOO_SLOW when a window ends short of its bytes.
+
+    A trickle of a few bytes a second would otherwise hold a connection, a
+    staging file and an in-flight place for as long as the client likes.
+    """
+    loop = asyncio.get_running_loop()
+    window_end, got = loop.time() + pace.window_s, 0
+    while True:
+        try:
+            async with asyncio.timeout_at(window_end):
+                chunk = await anext(chunks)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise UploadError(
+                408, Code.BODY_TOO_SLOW, f"under {pace.min_bytes} bytes in {pace.window_s} s"
+            ) from None
+        got += len(chunk)
+        if got >= pace.min_bytes:  # this window is met: the next starts now
+            window_end, got = loop.time() + pace.window_s, 0
+        yield chunk
 
 
 async def stage_body(
-    chunks: AsyncIterator[bytes], folder: Path, *, declared: int | None, max_bytes: int
+    chunks: AsyncIterator[bytes],
+    area: StagingArea,
+    *,
+    declared: int | None,
+    max_bytes: int,
+    ticket: Ticket | None = None,
 ) -> Staged:
-    """Write the body to a fresh private file; the caller deletes ``path`` on every path."""
-    fd, name = tempfile.mkstemp(dir=folder, prefix="up-")  # mode 0600, random name
-    path, digest, size, head = Path(name), hashlib.sha256(), 0, b""
+    """Write the body to a fresh private file; the caller deletes ``path`` on every path.
+
+    The file lives in this process's staging folder (``activities.scratch``),
+    so the sweeper removes it should the process die mid-upload.
+    """
+    fd, path = area.new_file()  # mode 0600, random name
+    digest, size, head = hashlib.sha256(), 0, b""
     try:
         with os.fdopen(fd, "wb") as out:
             async for chunk in chunks:
                 size += len(chunk)
                 if size > max_bytes:
                     raise UploadError(413, Code.TOO_LARGE, f"more than {max_bytes} bytes")
+                if ticket is not None:
+                    ticket.hold(size)
                 if len(head) < _HEAD:
                     head += chunk[: _HEAD - len(head)]
                 digest.update(chunk)

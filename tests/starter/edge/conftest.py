@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 from temporalio.client import Client
 
+from activities.scratch import StagingArea
 from custody.models import PageText
 from custody.settings import Settings
 from custody.stores.local import LocalStore
@@ -102,8 +103,7 @@ class EdgeHarness:
 
     def leftovers(self) -> list[str]:
         """Staged upload files and intake objects: both must be empty after a refusal."""
-        folder = self.client.settings.staging_path / "edge"
-        files = [p.name for p in folder.iterdir()] if folder.exists() else []
+        files = [p.name for p in StagingArea(self.client.settings.staging_path).files()]
         return files + list(self.client.store.list("intake/"))
 
 

@@ -1,0 +1,157 @@
+"""The OpenAPI document against a real ``custody serve``: Schemathesis finds nothing.
+
+The edge runs as the CLI runs it (its own process, uvicorn on a free loopback
+port, a Temporal dev server behind it) and Schemathesis fuzzes it from the
+document it serves, with every check on. A constraint the server enforces and
+the document does not state (a header pattern, a maximum) shows up here as a
+schema-valid request the server refuses, or a refusal the document never lists.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from custody.limits import PolicyLimits
+from custody.stores.local import LocalStore
+from starter.edge import tenants
+from starter.edge.openapi import document
+from tests.helpers import make_settings
+from tests.starter.edge.conftest import png
+
+# Per operation and phase; the run takes 15-30 s on two cores.
+MAX_EXAMPLES = 40
+_START_TIMEOUT_S = 30.0
+# The checks' default statuses, plus what the uploads answer by design.
+# A reused Idempotency-Key with another body is 422, as the IETF draft
+# (draft-ietf-httpapi-idempotency-key-header) says: the request is well formed,
+# the server's memory of the key refuses it. The fuzzer repeats keys across
+# bodies, so the uploads alone also expect 422 from schema-valid requests.
+CONFIG = """
+[[operations]]
+include-path = "/v1/documents"
+checks.positive_data_acceptance.expected-statuses = [
+    "2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx",
+]
+# Too many pages declared is 413 PAGE_LIMIT, as documented: a refusal too.
+checks.negative_data_rejection.expected-statuses = [
+    "400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx",
+]
+
+# A document that exists, so reads reach the 200 answer and its schema.
+[[operations]]
+include-name = "GET /v1/documents/{sha256}"
+parameters = { "path.sha256" = "%s" }
+"""
+
+
+def _script(name: str) -> str:
+    """A console script of this virtualenv (``custody``, ``schemathesis``)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent))
+    assert found is not None, f"{name} is not installed beside {sys.executable}"
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"custody serve exited with {proc.returncode}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"custody serve did not answer within {_START_TIMEOUT_S} s")
+
+
+@pytest.fixture
+def served_edge(tmp_path: Path, temporal_address: str) -> Iterator[tuple[str, str]]:
+    """``custody serve`` in a child process: its base URL and one tenant's API key."""
+    settings = make_settings(tmp_path / "home", temporal_address)
+    _, key = tenants.add(LocalStore(settings.objects_dir), "contract")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "CUSTODY_HOME": str(settings.home),
+        "CUSTODY_TEMPORAL_ADDRESS": temporal_address,
+        "CUSTODY_IO_TASK_QUEUE": settings.io_task_queue,
+        "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
+    }
+    argv = [_script("custody"), "serve", "--port", str(port)]
+    proc = subprocess.Popen(argv, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(f"{base}/openapi.json", proc)
+        yield base, key
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _upload_one(base: str, key: str) -> str:
+    """Upload one real PNG (its workflow waits: no workers); its SHA-256."""
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "image/png"}
+    resp = httpx.put(f"{base}/v1/documents", content=png(17), headers=headers)
+    assert resp.status_code == 202, resp.text
+    sha: str = resp.json()["sha256"]
+    return sha
+
+
+def test_edge_contract_schemathesis_finds_nothing(
+    served_edge: tuple[str, str], tmp_path: Path
+) -> None:
+    """Every check of Schemathesis, over every operation, passes against the served document."""
+    base, key = served_edge
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(CONFIG % _upload_one(base, key))
+    argv = [
+        _script("schemathesis"),
+        "--config-file",
+        str(config),
+        "run",
+        f"{base}/openapi.json",
+        "--header",
+        f"Authorization: Bearer {key}",
+        "--checks",
+        "all",
+        "--max-examples",
+        str(MAX_EXAMPLES),
+        "--generation-deterministic",
+        # Not stateful: about 50 s on its own here, over links Schemathesis infers.
+        "--phases",
+        "examples,coverage,fuzzing",
+        "--workers",
+        "1",
+        "--no-color",
+        "--output-sanitize",
+        "true",
+    ]
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+
+
+def test_openapi_document_states_the_deployments_limits() -> None:
+    """The page maximum and byte limit in the document are the limits it was built for."""
+    spec = document(PolicyLimits(max_pages=7, max_bytes=1234))
+    upload = spec["paths"]["/v1/documents"]["post"]
+    pages = next(p for p in upload["parameters"] if p["name"] == "Custody-Page-Count")
+    assert pages["schema"] == {"type": "integer", "minimum": 1, "maximum": 7}
+    assert "at most 1234 bytes" in upload["description"]
