@@ -34,12 +34,13 @@ stop: $(STAMP)
 	$(BIN)/custody down
 
 # Tesseract: the OCR engine reads layout and words with it (and the benchmark
-# compares against it); fresh machines and CI start without it.
+# compares against it); libseccomp: the inspection child's syscall filter.
+# Fresh machines and CI may start without them.
 system-deps:
-	@command -v tesseract >/dev/null || { [ "$$(id -u)" = 0 ] && \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q --no-install-recommends tesseract-ocr; } || \
-		{ echo "tesseract missing: apt-get install tesseract-ocr (as root)" >&2; exit 1; }
+	@{ command -v tesseract >/dev/null && ldconfig -p | grep -q libseccomp.so.2; } || \
+		{ [ "$$(id -u)" = 0 ] && apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends tesseract-ocr libseccomp2; } || \
+		{ echo "missing: apt-get install tesseract-ocr libseccomp2 (as root)" >&2; exit 1; }
 
 test: $(STAMP) system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
