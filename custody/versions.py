@@ -6,7 +6,10 @@ copy and the old value is in force again. Here each change is a new object,
 ``<prefix>v<N>.json``, written with the store's create-if-absent, and the
 reader takes the highest ``N``. Restoring an old copy of any object changes
 nothing, since the newer version is still there; undoing a change needs a
-delete, which an S3 bucket under Object Lock refuses.
+delete, or a forged newer version: Custody's own Object Lock covers only the
+evidence prefixes, so a deployment denies deletes on ``tenants/``,
+``admission/``, ``pools/`` and ``ocr-config/`` in its bucket policy, and the
+versions are not yet signed (a store insider can still add one).
 
 State written before versions existed stays readable: while no version exists
 the old single object (``legacy``) is read, and the first change supersedes it.
