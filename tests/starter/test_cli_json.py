@@ -56,6 +56,11 @@ CASES = [
     Case("bench ocr", ("--corpus", "{home}/no-corpus"), Exit.USAGE),
     Case("bench intake", ("--burst", "2", "--big-mb", "1"), has="big_upload_mb_per_s"),
     Case("bench egress", ("--corpus", "{home}/no-corpus"), Exit.USAGE),
+    Case(
+        "bench abuse",
+        ("--seconds", "1", "--slow", "2", "--flood", "5", "--big-headers", "1"),
+        has="b_accept_s",
+    ),
     Case("verify", ("--all",), has="reports"),
     Case("verify", (), Exit.USAGE),
     Case("audit verify", has="reports"),
