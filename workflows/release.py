@@ -29,33 +29,11 @@ with workflow.unsafe.imports_passed_through():
     from custody import egress as eg
     from custody.errors import (
         EGRESS_REFUSE_CODES,
-        NON_RETRYABLE_CODES,
         Code,
         ReleaseStepFailed,
     )
     from custody.queues import SA_REASON, SA_STATE, SA_TENANT
-
-_NEVER_RETRY = sorted(NON_RETRYABLE_CODES)
-#: prepare, record, receipt, close: store work; ride out an outage like publish does.
-STORE_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(minutes=1),
-    maximum_attempts=10,
-    non_retryable_error_types=_NEVER_RETRY,
-)
-#: Rendering is deterministic work on verified bytes: a few attempts.
-RENDER_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=2),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=30),
-    maximum_attempts=3,
-    non_retryable_error_types=_NEVER_RETRY,
-)
-STORE_TIMEOUT = timedelta(minutes=2)
-RENDER_TIMEOUT = timedelta(minutes=20)
-DELIVER_TIMEOUT = timedelta(minutes=5)
-HEARTBEAT = timedelta(seconds=15)
+    from workflows import retries as r
 
 STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
 REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
@@ -88,7 +66,12 @@ class ReleaseWorkflow:
         )
         try:
             prepared = await self._step(
-                "prepare", "custody.release.prepare", inp, eg.Prepared, STORE_TIMEOUT, STORE_RETRY
+                "prepare",
+                "custody.release.prepare",
+                inp,
+                eg.Prepared,
+                r.RELEASE_STORE_TIMEOUT,
+                r.RELEASE_STORE_RETRY,
             )
         except ReleaseStepFailed as f:
             # Nothing rendered, nothing left: a refusal, or a store that stayed down.
@@ -101,8 +84,8 @@ class ReleaseWorkflow:
                 "custody.release.render",
                 prepared,
                 eg.Rendered,
-                RENDER_TIMEOUT,
-                RENDER_RETRY,
+                r.RELEASE_RENDER_TIMEOUT,
+                r.RELEASE_RENDER_RETRY,
             )
             result.files = rendered.files
             recorded = await self._step(
@@ -110,8 +93,8 @@ class ReleaseWorkflow:
                 "custody.release.record",
                 rendered,
                 eg.Recorded,
-                STORE_TIMEOUT,
-                STORE_RETRY,
+                r.RELEASE_STORE_TIMEOUT,
+                r.RELEASE_STORE_RETRY,
             )
         except ReleaseStepFailed as f:
             return self._end(result, eg.ReleaseState.FAILED, f.code, inp)  # nothing left yet
@@ -121,7 +104,7 @@ class ReleaseWorkflow:
                 "custody.release.deliver",
                 recorded,
                 eg.Delivered,
-                DELIVER_TIMEOUT,
+                r.RELEASE_DELIVER_TIMEOUT,
                 _delivery_retry(inp),
             )
         except ReleaseStepFailed as f:
@@ -133,8 +116,8 @@ class ReleaseWorkflow:
                 "custody.release.receipt",
                 eg.ReceiptInput(recorded=recorded, delivered=delivered),
                 eg.ReceiptRef,
-                STORE_TIMEOUT,
-                STORE_RETRY,
+                r.RELEASE_STORE_TIMEOUT,
+                r.RELEASE_STORE_RETRY,
             )
         except ReleaseStepFailed as f:
             # The packet arrived; only its receipt is missing, which ``egress verify`` shows.
@@ -150,8 +133,8 @@ class ReleaseWorkflow:
                 "custody.release.close",
                 eg.CloseInput(recorded=recorded, code=code),
                 eg.Recorded,
-                STORE_TIMEOUT,
-                STORE_RETRY,
+                r.RELEASE_STORE_TIMEOUT,
+                r.RELEASE_STORE_RETRY,
             )
 
     async def _step(
@@ -171,7 +154,7 @@ class ReleaseWorkflow:
                 arg,
                 result_type=result_type,
                 start_to_close_timeout=timeout,
-                heartbeat_timeout=HEARTBEAT,
+                heartbeat_timeout=r.RELEASE_HEARTBEAT,
                 retry_policy=retry,
             )
         except ActivityError as err:
@@ -217,5 +200,5 @@ def _delivery_retry(inp: eg.ReleaseInput) -> RetryPolicy:
         backoff_coefficient=2.0,
         maximum_interval=timedelta(seconds=inp.delivery.maximum_interval_s),
         maximum_attempts=inp.delivery.max_attempts,
-        non_retryable_error_types=_NEVER_RETRY,
+        non_retryable_error_types=r.NEVER_RETRY,
     )

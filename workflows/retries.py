@@ -19,7 +19,7 @@ from custody.errors import NON_RETRYABLE_CODES, REJECT_CODES, Code
 from custody.errors import StepFailed as StepFailed
 from custody.models import DocState
 
-_NEVER_RETRY = sorted(NON_RETRYABLE_CODES)
+NEVER_RETRY = sorted(NON_RETRYABLE_CODES)
 
 #: stage, validate, check: cheap and local; a few quick retries ride out a blip.
 IO_RETRY = RetryPolicy(
@@ -27,7 +27,7 @@ IO_RETRY = RetryPolicy(
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=30),
     maximum_attempts=5,
-    non_retryable_error_types=_NEVER_RETRY,
+    non_retryable_error_types=NEVER_RETRY,
 )
 
 #: OCR is expensive: three attempts, then quarantine (``attempt=3 code=OCR_TIMEOUT``).
@@ -36,7 +36,7 @@ OCR_RETRY = RetryPolicy(
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=60),
     maximum_attempts=3,
-    non_retryable_error_types=_NEVER_RETRY,
+    non_retryable_error_types=NEVER_RETRY,
 )
 
 #: Publishing follows paid-for OCR, so it outlasts a longer storage outage
@@ -46,7 +46,7 @@ PUBLISH_RETRY = RetryPolicy(
     backoff_coefficient=2.0,
     maximum_interval=timedelta(minutes=2),
     maximum_attempts=12,
-    non_retryable_error_types=_NEVER_RETRY,
+    non_retryable_error_types=NEVER_RETRY,
 )
 
 #: Recording a rejection or quarantine must not be lost either.
@@ -98,3 +98,28 @@ def attempts_of(err: ActivityError, retry: RetryPolicy) -> int:
     if err.retry_state == RetryState.MAXIMUM_ATTEMPTS_REACHED:
         return retry.maximum_attempts
     return 1
+
+
+# --- releases (workflows/release.py) --------------------------------------------
+
+#: prepare, record, receipt, close: store work; ride out an outage like publish does.
+RELEASE_STORE_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=10,
+    non_retryable_error_types=NEVER_RETRY,
+)
+#: Rendering is deterministic work on verified bytes: a few attempts.
+RELEASE_RENDER_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=3,
+    non_retryable_error_types=NEVER_RETRY,
+)
+#: Delivery's own policy comes from the release's input (its settings, pinned at start).
+RELEASE_STORE_TIMEOUT = timedelta(minutes=2)
+RELEASE_RENDER_TIMEOUT = timedelta(minutes=20)
+RELEASE_DELIVER_TIMEOUT = timedelta(minutes=5)
+RELEASE_HEARTBEAT = timedelta(seconds=15)
