@@ -28,7 +28,7 @@ from temporalio import activity
 from activities.egress import channels as ch
 from activities.egress.delivery import open_channel
 from activities.faults import coded
-from activities.scratch import StagingArea
+from activities.scratch import StagingArea, stored_sha256
 from custody import egress as eg
 from custody import ids
 from custody.egress_store import (
@@ -81,9 +81,7 @@ class ReleaseActivities:
         record = SignedRecord.model_validate_json(self._store.get(key)).record
         if record.sha256 != sha256 or record.tenant != tenant:
             raise EgressRefused(Code.SOURCE_ALTERED, f"record of {sha256[:12]} names another")
-        digest = _Digest()
-        self._store.download(record.source_key, digest)  # type: ignore[arg-type]
-        if digest.hexdigest() != sha256:
+        if stored_sha256(self._store, record.source_key) != sha256:
             raise EgressRefused(Code.SOURCE_ALTERED, f"source of {sha256[:12]} no longer hashes")
         return eg.SourceDoc(
             sha256=sha256,
@@ -283,19 +281,3 @@ class ReleaseActivities:
             detail={"release_id": rid, "egress_event_seq": inp.recorded.event_seq},
         )
         return inp.recorded
-
-
-class _Digest:
-    """A write-only sink that hashes what the store streams into it."""
-
-    def __init__(self) -> None:
-        import hashlib
-
-        self._h = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self._h.update(data)
-        return len(data)
-
-    def hexdigest(self) -> str:
-        return self._h.hexdigest()

@@ -146,6 +146,34 @@ class _HashingWriter:
         return int(self._out.truncate())  # type: ignore[attr-defined]
 
 
+def stored_sha256(store: ObjectStore, key: str) -> str:
+    """The SHA-256 of a stored object, streamed (never read whole), retries included."""
+    digest = _HashingWriter(_Discard())
+    store.download(key, digest)  # type: ignore[arg-type]
+    return digest.hexdigest()
+
+
+class _Discard:
+    """A sink that keeps only its position, so a retried download can start again."""
+
+    def __init__(self) -> None:
+        self._at = 0
+
+    def write(self, data: bytes) -> int:
+        self._at += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self._at
+
+    def seek(self, offset: int) -> int:
+        self._at = offset
+        return offset
+
+    def truncate(self) -> int:
+        return self._at
+
+
 class Sweeper(threading.Thread):
     """Deletes abandoned staging files on a timer, whatever the workers do."""
 

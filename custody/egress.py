@@ -365,10 +365,6 @@ def receipt_key(tenant: str | None, rid: str) -> str:
     return f"{_release_prefix(tenant, rid)}receipt.json"
 
 
-def release_request_key(tenant: str | None, rid: str) -> str:
-    return f"{_release_prefix(tenant, rid)}request.json"
-
-
 def releases_prefix(tenant: str | None) -> str:
     return f"egress/{ids.scope(tenant)}/releases/"
 

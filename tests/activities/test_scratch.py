@@ -9,10 +9,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
-from activities.scratch import StagingArea
+from activities.scratch import StagingArea, stored_sha256
 from custody.errors import Code, Quarantined
 from custody.stores.local import LocalStore
 
@@ -103,3 +104,19 @@ def test_staging_sweep_tolerates_a_folder_another_worker_swept_first(
     monkeypatch.setattr(scratch, "_alive", other_worker_got_there_first)
     assert StagingArea(tmp_path / "staging").sweep(3600) == 0
     assert not dead.exists()
+
+
+class _RetriedDownload(LocalStore):
+    """A stand-in that injects what a retried download does: bytes, then back to 0."""
+
+    def download(self, key: str, dst: BinaryIO, chunk_size: int = 1 << 20) -> int:
+        dst.write(b"half of a first attempt")
+        dst.seek(0)
+        return super().download(key, dst, chunk_size)
+
+
+def test_stored_sha256_hashes_only_the_attempt_that_finished(tmp_path: Path) -> None:
+    """A download that starts again hashes the object once, not the lost attempt too."""
+    store = _RetriedDownload(tmp_path / "objects")
+    store.create("sources/x", b"the stored bytes")
+    assert stored_sha256(store, "sources/x") == hashlib.sha256(b"the stored bytes").hexdigest()

@@ -115,6 +115,23 @@ async def _deliver_attempts(handle: WorkflowHandle[Any, Any]) -> int:
     raise AssertionError("delivery never started")
 
 
+def _versioned_bucket(endpoint: str) -> tuple[Any, str]:
+    """A fresh versioned bucket on moto: a second write of any key shows as a version."""
+    import boto3
+
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    bucket = f"clinic-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    return s3, bucket
+
+
 def _one_receipt(p: Published, result: eg.ReleaseResult) -> SignedReceipt:
     """The release's receipt, verified, and exactly one receipt event in the ledger."""
     signed = SignedReceipt.model_validate_json(
@@ -163,19 +180,9 @@ async def test_release_s3_recipient_delivers_each_object_once(
     temporal_client: Client, published: Published, ocr_engine: OcrEngine, moto_endpoint: str
 ) -> None:
     """To a versioned moto bucket: one version of each file and of the manifest, one receipt."""
-    import boto3
 
     p = published
-    bucket = f"clinic-{uuid.uuid4().hex[:12]}"
-    s3 = boto3.client(
-        "s3",
-        endpoint_url=moto_endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    s3.create_bucket(Bucket=bucket)
-    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    s3, bucket = _versioned_bucket(moto_endpoint)
     to = _register(p, "clinic-s3", eg.ChannelKind.S3, f"s3://{bucket}/inbox")
     async with running_pipeline(
         temporal_client, p.settings, ocr_engine, with_ocr_worker=False
@@ -200,22 +207,13 @@ async def test_release_s3_outage_then_back_delivers_once(
 ) -> None:
     """The recipient's S3 is down at the first attempt and back on its port for a later one:
     delivered, one version of each object, one receipt."""
-    import boto3
     from moto.server import ThreadedMotoServer
 
     p, port = published, _free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
-    endpoint, bucket = f"http://127.0.0.1:{port}", f"clinic-{uuid.uuid4().hex[:12]}"
-    s3 = boto3.client(
-        "s3",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
-    s3.create_bucket(Bucket=bucket)
-    s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    endpoint = f"http://127.0.0.1:{port}"
+    s3, bucket = _versioned_bucket(endpoint)
     server.stop()  # the outage: nothing listens on the port (moto keeps the bucket in memory)
     settings = p.settings.model_copy(update={"egress_s3_endpoint_url": endpoint})
     to = _register(p, "clinic-s3-late", eg.ChannelKind.S3, f"s3://{bucket}/inbox")
