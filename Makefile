@@ -9,7 +9,7 @@ EXAMPLES := examples/generated/referral.png examples/generated/discharge.pdf exa
 FILES ?= $(EXAMPLES)
 PYTEST_ARGS ?=
 
-.PHONY: run test stop venv examples lint typecheck clean system-deps
+.PHONY: run test stop venv examples lint typecheck clean system-deps test-deps
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -42,7 +42,14 @@ system-deps:
 		apt-get install -y -q --no-install-recommends tesseract-ocr libseccomp2; } || \
 		{ echo "missing: apt-get install tesseract-ocr libseccomp2 (as root)" >&2; exit 1; }
 
-test: $(STAMP) system-deps
+# The browser test drives Debian's Chromium (no browser download).
+test-deps:
+	@command -v chromium >/dev/null || \
+		{ [ "$$(id -u)" = 0 ] && apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends chromium; } || \
+		{ echo "missing: apt-get install chromium (as root)" >&2; exit 1; }
+
+test: $(STAMP) system-deps test-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
