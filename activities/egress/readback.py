@@ -55,9 +55,12 @@ def read_visible_mark(data: bytes, candidates: Collection[str] = ()) -> str | No
     random 128-bit hex, about 30 edits apart, so a few OCR slips cannot turn
     one into another. Bytes that are no PDF, PNG, JPEG or TIFF give None too.
     """
-    page = _first_page(data)
-    if page is None:
-        return None
+    page = first_page(data)
+    return None if page is None else read_mark_on_page(page, candidates)
+
+
+def read_mark_on_page(page: Image.Image, candidates: Collection[str] = ()) -> str | None:
+    """``read_visible_mark`` on a page already decoded (by the sandboxed inspection child)."""
     width, height = page.size
     top, bottom = (0, 0, width, height * 18 // 100), (0, height * 88 // 100, width, height)
     # Custody's own ids are lower-case hex: read first with only hex digits and the
@@ -152,7 +155,7 @@ def _readings(token: str) -> Iterator[str]:
                 yield "".join(chars)
 
 
-def _first_page(data: bytes) -> Image.Image | None:
+def first_page(data: bytes) -> Image.Image | None:
     try:
         if data.startswith(b"%PDF-"):
             with PDFIUM_LOCK:

@@ -16,6 +16,7 @@ names only; never document content, never a decoder's own message.
 
 from __future__ import annotations
 
+import codecs
 import io
 import struct
 import warnings
@@ -195,23 +196,32 @@ class ChildOrder(BaseModel):
 
     The document itself arrives as an open descriptor beside the order, never a
     path: the child reads it before it is locked down and needs no filesystem.
-    ``render`` sends page bitmaps (``activities.inspect.render``); ``probe``
+    ``render`` sends page bitmaps (``activities.inspect.render``), ``layers``
+    text layers where a PDF page has one and bitmaps elsewhere, ``identify`` a
+    file's release marks (``activities.inspect.identify``); ``probe``
     is a test-only order, honoured only by a zygote started with
     ``CUSTODY_INSPECT_PROBE=1`` (``activities.inspect.probe``).
     """
 
-    kind: Literal["inspect", "render", "probe"] = "inspect"
+    kind: Literal["inspect", "render", "layers", "identify", "probe"] = "inspect"
     limits: Limits
     media_type: MediaType = "application/pdf"  # render: the type validation found
     dpi: int = Field(default=200, ge=1, le=1200)  # render: PDF pages at this resolution
     start: int = Field(default=0, ge=0)  # render: the first page to send
+    anchor_pem: str = ""  # identify: the C2PA CA a manifest must chain to (public)
     probe_paths: list[str] = Field(default_factory=list)
+    probe_threads: bool = False  # probe: locked down as for ``identify`` (threads allowed)
     probe_port: int = 0
+    probe_skip: list[Literal["root", "seccomp"]] = Field(default_factory=list)  # lockdown.py
 
 
 def _preload() -> None:
     """Do every import a verdict needs while waiting for work, not while a document waits."""
     import activities.inspect.pdfcheck  # noqa: F401  (pdfium and the raw PDF reader)
+
+    # pdfium hands text back as UTF-16: a locked-down child cannot import a codec.
+    for codec in ("utf-16-le", "utf-16-be", "utf-16", "latin-1", "ascii"):
+        codecs.lookup(codec)
 
     Image.init()  # Pillow's format plugins, otherwise loaded on the first open
 

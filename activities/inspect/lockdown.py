@@ -10,9 +10,21 @@ refuses is named in the returned list and the others still apply:
     no_chroot    not root: the child still sees the filesystem as its user
     no_uid_drop  not root: the child keeps the worker's user
     no_seccomp   libseccomp is not installed: no syscall filter
+    no_landlock  the kernel has no Landlock (and ``no_landlock_net``,
+                 ``no_landlock_scope`` for an older one: ``activities.inspect.landlock``)
 
-Everywhere: ``PR_SET_NO_NEW_PRIVS``, ``RLIMIT_NPROC`` 0 (no fork, no thread),
-and the address-space, CPU, core and file-size limits.
+Everywhere, root or not: Landlock (no path can be opened, no TCP, no signal
+or abstract socket outside the child), ``PR_SET_NO_NEW_PRIVS``,
+``RLIMIT_NPROC`` 0 (no fork, no thread), and the address-space, CPU, core and
+file-size limits. Without root, Landlock is what keeps the child, still the
+worker's user, out of the worker's files.
+
+``threads=True`` (the ``identify`` order: c2pa's Rust reader builds a thread
+pool and aborts without one) lets threads through: ``RLIMIT_NPROC`` is raised
+and the syscall filter refuses new processes instead (``fork``, ``vfork``, a
+``clone`` without ``CLONE_THREAD``; ``clone3``, whose flags it cannot read,
+answers ENOSYS so the C library falls back to ``clone``). Without libseccomp
+that leaves fork open, and ``no_seccomp`` says so.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ import os
 import resource
 import tempfile
 
+from activities.inspect import landlock
 from custody.limits import PolicyLimits
 
 NOBODY = 65534
@@ -34,6 +47,10 @@ _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
 _SCMP_ACT_ALLOW = 0x7FFF0000
 _SCMP_ACT_ERRNO_EPERM = 0x00050000 | 1
+_SCMP_ACT_ERRNO_ENOSYS = 0x00050000 | 38
+_SCMP_CMP_MASKED_EQ = 7
+_CLONE_THREAD = 0x00010000
+_THREADS = 64  # RLIMIT_NPROC with threads: a decoder's pool, never a fork bomb
 # What a decoder never needs and an exploit usually does: sockets, new
 # programs, reading or joining other processes, kernel attack surface. Fork and
 # threads are left to RLIMIT_NPROC, which denies them without a syscall list.
@@ -74,6 +91,17 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _seccomp: ctypes.CDLL | None = None
 
 
+class _ArgCmp(ctypes.Structure):
+    """libseccomp's ``struct scmp_arg_cmp``: one condition on one syscall argument."""
+
+    _fields_ = [
+        ("arg", ctypes.c_uint),
+        ("op", ctypes.c_int),
+        ("datum_a", ctypes.c_uint64),
+        ("datum_b", ctypes.c_uint64),
+    ]
+
+
 def prepare() -> None:
     """In the zygote: no core dump or ptrace of it; load libseccomp while files are reachable."""
     global _seccomp
@@ -91,17 +119,34 @@ def prepare() -> None:
             ctypes.c_int,
             ctypes.c_uint,
         ]
+        _seccomp.seccomp_rule_add_array.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint32,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.POINTER(_ArgCmp),
+        ]
         _seccomp.seccomp_load.argtypes = [ctypes.c_void_p]
         _seccomp.seccomp_release.argtypes = [ctypes.c_void_p]
 
 
 def lock_down(
-    limits: PolicyLimits, cpu_s: float, uid: int = NOBODY, gid: int = NOBODY
+    limits: PolicyLimits,
+    cpu_s: float,
+    uid: int = NOBODY,
+    gid: int = NOBODY,
+    threads: bool = False,
+    skip: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """Apply every layer the platform allows; the codes of those it refused."""
+    """Apply every layer the platform allows; the codes of those it refused.
+
+    ``skip`` (probe orders only, ``activities.inspect.probe``): ``"root"`` takes the
+    path of a worker without root even as root, ``"seccomp"`` leaves the filter
+    off, so a test can show what Landlock holds alone.
+    """
     degraded: list[str] = []
-    root = os.geteuid() == 0
-    if not _new_netns(root):
+    root = os.geteuid() == 0 and "root" not in skip
+    if "root" in skip or not _new_netns(root):
         degraded.append("no_netns")
     if root:
         _chroot_into_void()
@@ -110,9 +155,12 @@ def lock_down(
         os.setresuid(uid, uid, uid)  # last: the steps above need root
     else:
         degraded += ["no_chroot", "no_uid_drop"]
-    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
-    _bound(limits, cpu_s)
-    if not _filter_syscalls():
+    _prctl(_PR_SET_NO_NEW_PRIVS, 1)  # also what Landlock asks of an unprivileged caller
+    degraded += landlock.restrict()
+    # No filter to stop a fork: no threads either (the decoder fails, closed).
+    filtered = _seccomp is not None and "seccomp" not in skip
+    _bound(limits, cpu_s, _THREADS if threads and filtered else 0)
+    if "seccomp" in skip or not _filter_syscalls(threads):
         degraded.append("no_seccomp")
     return degraded
 
@@ -137,27 +185,43 @@ def _chroot_into_void() -> None:
     os.chdir("/")
 
 
-def _bound(limits: PolicyLimits, cpu_s: float) -> None:
+def _bound(limits: PolicyLimits, cpu_s: float, nproc: int) -> None:
     memory = limits.decode_memory_mb * 1024 * 1024
     cpu = math.ceil(cpu_s) + 1  # SIGXCPU; the wall clock usually fires first
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a core dump would hold the document
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # it has nothing to write
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # no fork, no thread
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))  # 0: no fork, no thread
 
 
-def _filter_syscalls() -> bool:
+def _filter_syscalls(threads: bool) -> bool:
     if _seccomp is None:
         return False
     ctx = _seccomp.seccomp_init(_SCMP_ACT_ALLOW)
     if not ctx:
         return False
     try:
-        for name in _DENIED:
-            number = _seccomp.seccomp_syscall_resolve_name(name.encode())
-            if number >= 0:  # unknown on this architecture: nothing to deny
-                _seccomp.seccomp_rule_add(ctx, _SCMP_ACT_ERRNO_EPERM, number, 0)
+        denied = (*_DENIED, "fork", "vfork") if threads else _DENIED
+        for name in denied:
+            _deny(ctx, name, _SCMP_ACT_ERRNO_EPERM)
+        if threads:
+            _deny(ctx, "clone3", _SCMP_ACT_ERRNO_ENOSYS)
+            # clone's flags are its first argument on x86-64 and arm64.
+            process = _ArgCmp(0, _SCMP_CMP_MASKED_EQ, _CLONE_THREAD, 0)
+            _deny(ctx, "clone", _SCMP_ACT_ERRNO_EPERM, process)
         return bool(_seccomp.seccomp_load(ctx) == 0)
     finally:
         _seccomp.seccomp_release(ctx)
+
+
+def _deny(ctx: int, name: str, action: int, *conditions: _ArgCmp) -> None:
+    number = _seccomp.seccomp_syscall_resolve_name(name.encode()) if _seccomp else -1
+    if _seccomp is None or number < 0:  # unknown on this architecture: nothing to deny
+        return
+    if not conditions:
+        _seccomp.seccomp_rule_add(ctx, action, number, 0)
+        return
+    array = (_ArgCmp * len(conditions))(*conditions)
+    if _seccomp.seccomp_rule_add_array(ctx, action, number, len(conditions), array) != 0:
+        raise OSError("seccomp refused the process rule")  # never run threads without it

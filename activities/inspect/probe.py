@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 
 from activities.inspect.inspection import ChildOrder
 
@@ -22,6 +23,7 @@ def probe(order: ChildOrder) -> dict[str, str]:
     found[f"environ {os.getppid()}"] = _attempt(_read_one, f"/proc/{os.getppid()}/environ")
     found["connect"] = _attempt(_connect, order.probe_port)
     found["fork"] = _attempt(_fork)
+    found["thread"] = _attempt(_thread)
     return found
 
 
@@ -51,3 +53,9 @@ def _fork() -> None:
     if pid == 0:
         os._exit(0)
     os.waitpid(pid, 0)
+
+
+def _thread() -> None:
+    worker = threading.Thread(target=lambda: None)
+    worker.start()
+    worker.join()

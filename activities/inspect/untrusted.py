@@ -93,14 +93,18 @@ class _Zygote:
         with self._lock:
             self._ensure()
 
-    def fork(self, document: Path) -> _Child:
-        """A fresh child holding ``document`` open: it reads it, then is locked down."""
+    def fork(self, document: Path | bytes) -> _Child:
+        """A fresh child holding ``document`` open: it reads it, then is locked down.
+
+        Bytes (a file given to ``custody egress identify``) go in an anonymous
+        memory file, so they need no path the child could be pointed at.
+        """
         order_r, order_w = os.pipe()
         verdict_r, verdict_w = os.pipe()
         status_r, status_w = os.pipe()
         reply = b""
         try:
-            doc = os.open(document, os.O_RDONLY | os.O_CLOEXEC)
+            doc = _open(document)
         except OSError:
             for fd in (order_r, order_w, verdict_r, verdict_w, status_r, status_w):
                 os.close(fd)
@@ -165,6 +169,21 @@ class _Zygote:
 
 
 _ZYGOTE = _Zygote()
+
+
+def _open(document: Path | bytes) -> int:
+    if isinstance(document, Path):
+        return os.open(document, os.O_RDONLY | os.O_CLOEXEC)
+    fd = os.memfd_create("custody-document", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(document)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _fork(document: Path) -> _Child:

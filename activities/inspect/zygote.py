@@ -9,9 +9,9 @@ status pipe's write end, the document opened read-only), it forks a child that:
 1. closes every descriptor but its pipes and its document (the socket, other
    children's pipes), so one document's process cannot reach another's;
 2. reads its ``ChildOrder`` (what to do, under which limits) and its document;
-3. locks itself down (``activities.inspect.lockdown``: own network namespace,
-   empty root, unprivileged user, syscall filter, no fork, bounded memory and
-   CPU) *before* it decodes a byte;
+3. locks itself down (``activities.inspect.lockdown``: Landlock, own network
+   namespace, empty root, unprivileged user, syscall filter, no fork, bounded
+   memory and CPU) *before* it decodes a byte;
 4. writes one JSON verdict and exits.
 
 The zygote itself is non-dumpable: no child can ptrace it or read its memory.
@@ -40,6 +40,8 @@ import sys
 import warnings
 
 from activities.inspect import lockdown
+from activities.inspect.identify import identify_marks
+from activities.inspect.identify import preload as preload_identify
 from activities.inspect.inspection import ChildOrder, _preload, _verdict
 from activities.inspect.probe import PROBE_ENV, probe
 from activities.inspect.render import page_budget, send_pages
@@ -52,6 +54,7 @@ _PROBES = os.environ.get(PROBE_ENV) == "1"  # tests only: see activities.inspect
 def main(fd: int) -> int:
     warnings.simplefilter("ignore")
     _preload()
+    preload_identify()  # only in ``custody egress identify``'s own zygote
     lockdown.prepare()
     sock = socket.socket(fileno=fd)
     wake_r, wake_w = os.pipe()
@@ -121,7 +124,9 @@ def _child(order_r: int, verdict_w: int, document: int) -> None:
             order = ChildOrder.model_validate_json(src.read())
         with os.fdopen(document, "rb") as src:  # one byte past the limit is enough to refuse
             data = src.read(order.limits.max_bytes + 1)
-        degraded = lockdown.lock_down(order.limits, _cpu_s(order), _UID, _GID)
+        threads = order.kind == "identify" or (order.probe_threads and _PROBES)
+        skip = frozenset(order.probe_skip) if _PROBES else frozenset()
+        degraded = lockdown.lock_down(order.limits, _cpu_s(order), _UID, _GID, threads, skip)
         verdict = _answer(order, data, verdict_w)
         verdict["degraded"] = degraded
         os.write(verdict_w, (json.dumps(verdict) + "\n").encode())
@@ -132,17 +137,20 @@ def _child(order_r: int, verdict_w: int, document: int) -> None:
 
 def _cpu_s(order: ChildOrder) -> float:
     # Rendering is bounded per page by the worker's wall clock; CPU covers them all.
-    pages = order.limits.max_pages if order.kind == "render" else 1
+    pages = order.limits.max_pages if order.kind in ("render", "layers") else 1
     return order.limits.decode_timeout_s * pages
 
 
 def _answer(order: ChildOrder, data: bytes, verdict_w: int) -> dict[str, object]:
     if order.kind == "probe":
         return {"probe": probe(order)} if _PROBES else {"error": "ProbeRefused"}
-    if order.kind == "render":
+    if order.kind in ("render", "layers"):
         limits = order.limits
         budget = page_budget(limits.max_page_pixels, limits.ocr_dpi, order.dpi)
-        return send_pages(verdict_w, data, order.media_type, order.dpi, order.start, budget)
+        layers = order.kind == "layers"
+        return send_pages(verdict_w, data, order.media_type, order.dpi, order.start, budget, layers)
+    if order.kind == "identify":
+        return identify_marks(verdict_w, data, order.anchor_pem.encode())
     return _verdict(data, order.limits)
 
 

@@ -7,21 +7,20 @@ rather than trusted: only text the document's author typeset is taken as is.
 Words come out in the same pixel space as the rasterised page (``dpi``), so
 boxes line up with OCR'd pages of the same document.
 
-The text layer is still parsed here, by pdfium in the worker: the sandboxed
-child's protocol carries page bitmaps only. Pages without a layer are drawn
-by ``render``, which the OCR activity points at that child.
+``page_layer`` parses untrusted bytes with pdfium, so it runs only inside the
+locked-down inspection child (``activities.inspect.render``); the worker asks
+for layers through ``activities.inspect.sandboxed.iter_layers_sandboxed`` and
+never opens the document itself. ``layer_sha256`` and ``ENGINE`` are what the
+worker keeps of a layer.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
-from activities.pages.raster import PDFIUM_LOCK, GrayPage, render_pdf_page
 from custody.models import PageText, Word
 
 ENGINE = "pdf-text-layer"
@@ -30,30 +29,8 @@ _MAX_IMAGE_SHARE = 0.5
 _MIN_CHARS = 1
 
 
-def layers_or_images(
-    path: Path, dpi: int, start: int = 0, render: Callable[[int], GrayPage] | None = None
-) -> Iterator[tuple[int, PageText | None, GrayPage | None]]:
-    """``(index, text layer, None)`` for born-digital pages, ``(index, None, image)`` for
-    the rest, drawn at ``dpi`` by ``render`` (by default pdfium here): one open
-    document, one page in memory at a time."""
-    with PDFIUM_LOCK:
-        pdf = pdfium.PdfDocument(path)
-        pages = len(pdf)
-    try:
-        for index in range(start, pages):
-            with PDFIUM_LOCK:  # never held across the yield, nor while the child renders
-                layer = _layer(pdf, index, dpi)
-                here = layer is None and render is None
-                image = render_pdf_page(pdf, index, dpi) if here else None
-            if layer is None and render is not None:
-                image = render(index)
-            yield index, layer, image
-    finally:
-        with PDFIUM_LOCK:
-            pdf.close()
-
-
-def _layer(pdf: pdfium.PdfDocument, index: int, dpi: int) -> PageText | None:
+def page_layer(pdf: pdfium.PdfDocument, index: int, dpi: int) -> PageText | None:
+    """Page ``index``'s typeset text with word boxes at ``dpi``; None for a scan or no text."""
     page = pdf[index]
     try:
         return _read(page, index, dpi / 72)

@@ -12,7 +12,9 @@ Four readings, strongest first; the first that names a release answers:
 
 Unsigned readings (3, 4) count only when the store holds that release, in
 some tenant's scope. This is an operator's command across tenants; the answer
-names the tenant only by its scope, never a document's content.
+names the tenant only by its scope, never a document's content. Readings 2-4
+decode the file only in the locked-down inspection child; a file it refuses
+(a decompression bomb, a decoder crash) raises ``DocumentRejected`` with its code.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from PIL import Image
+
 from custody import egress as eg
 from custody import ids
 from custody.egress_store import SignedReceipt
-from custody.errors import ProvenanceError
 from custody.ledger import Ledger, scopes
 from custody.stores import ObjectMissing, ObjectStore
 
@@ -88,32 +91,30 @@ def _readings(
 ) -> Iterator[tuple[str, str, Identified | None]]:
     """(via, release id, answer if signed by us): C2PA, then XMP, then the printed mark.
 
-    A generator, so the slow OCR of the printed mark runs only when nothing before
-    it named a release the store holds. A manifest not signed by this deployment's
-    CA (a forgery, or another deployment's) only names a release, like XMP does.
+    The file is decoded only in the locked-down inspection child
+    (``activities.inspect.identify``), which hands back what the manifest and
+    XMP name and page 1's pixels; Tesseract reads those here. A generator, so
+    the slow OCR of the printed mark runs only when nothing before it named a
+    release the store holds. A manifest not signed by this deployment's CA (a
+    forgery, or another deployment's) only names a release, like XMP does.
     """
-    from activities.egress import provenance
-    from activities.egress.pdfmeta import read_identity
-    from activities.egress.readback import read_visible_mark
+    from activities.egress.readback import read_mark_on_page
+    from activities.inspect.identify import read_marks
 
-    try:
-        reading = provenance.read_claim(data, None, anchor or b"")
-    except ProvenanceError:
-        reading = None
-    if reading is not None:
-        claim = reading.claim
+    marks, page = read_marks(data, anchor)  # a file it cannot read: DocumentRejected, coded
+    if marks.c2pa is not None:
+        claim = marks.c2pa
         scope = ids.scope(claim.tenant)
         found = Identified(claim.release_id, claim.recipient, "altered", "c2pa", scope, "c2pa")
-        yield "c2pa", claim.release_id, found if reading.trusted and anchor else None
-    identity = read_identity(data) if data.startswith(b"%PDF-") else None
-    if identity is not None:
-        yield "xmp", identity.release_id, None
-    printed = read_visible_mark(data, _known_releases(store))
+        yield "c2pa", claim.release_id, found if claim.trusted else None
+    if marks.xmp is not None:
+        yield "xmp", marks.xmp, None
+    printed = None if page is None else read_mark_on_page(Image.fromarray(page), _known(store))
     if printed is not None:
         yield "visible", printed, None
 
 
-def _known_releases(store: ObjectStore) -> set[str]:
+def _known(store: ObjectStore) -> set[str]:
     """Every release id the store holds, in any tenant: what a printed id is matched to."""
     found: set[str] = set()
     for tenant in scopes(store):

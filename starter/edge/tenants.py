@@ -5,13 +5,17 @@ record, the secret (32 random bytes) proves possession. Only the SHA-256 of the
 secret is stored, and it is compared in constant time, so a leaked store does
 not leak working keys. The full key is shown once, when the tenant is added.
 
-    tenants/<name>.json                    the tenant record (hash, never the key)
+    tenants/<name>/record/v<N>.json        the record, signed versions (custody.versions)
+    tenants/<name>.json                    the first record: the name's claim, for listing
     tenants/<name>/revoked/<key id>.json   the key's revocation, create-only
     tenant-keys/<key id>.json              key id -> tenant name
 
-A revocation is its own create-only marker, never a field rewritten in the
-record: putting back an old copy of ``tenants/<name>.json`` cannot un-revoke a
-key. Records revoked before markers existed (``revoked_at`` set) stay revoked.
+Authentication reads the newest signed version of the record, so neither a
+forged record (an insider's own key hash) nor an old copy put back is ever
+used; a revocation is a new version, and a deleted or forged one raises
+``StateInvalid``. The plain record and the marker are still written, for
+edges of older releases; records from before versions (or markers) are read
+while no version exists, and stay revoked.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
-from custody import ids
+from custody import ids, versions
 from custody.errors import AuthError as AuthError
 from custody.errors import TenantExists as TenantExists
 from custody.stores import ObjectStore
@@ -44,6 +48,10 @@ class Tenant(BaseModel):
 
 def _tenant_key(name: str) -> str:
     return f"tenants/{ids.check_tenant(name)}.json"
+
+
+def _record_prefix(name: str) -> str:
+    return f"tenants/{ids.check_tenant(name)}/record/"
 
 
 def _revoked_key(name: str, key_id: str) -> str:
@@ -68,17 +76,17 @@ def add(store: ObjectStore, name: str, *, priority: bool = False) -> tuple[Tenan
         created_at=datetime.now(UTC),
         priority=priority,
     )
-    if not store.create(_tenant_key(name), tenant.model_dump_json().encode()):
+    body = tenant.model_dump_json().encode()
+    if not store.create(_tenant_key(name), body):
         raise TenantExists(name)
+    versions.append(store, _record_prefix(name), body)
     store.create(_index_key(key_id), json.dumps({"tenant": name}).encode())
     return tenant, f"{_PREFIX}{key_id}_{secret}"
 
 
 def get(store: ObjectStore, name: str) -> Tenant | None:
-    key = _tenant_key(name)
-    if not store.exists(key):
-        return None
-    return _with_revocation(store, Tenant.model_validate_json(store.get(key)))
+    raw = versions.latest(store, _record_prefix(name), legacy=_tenant_key(name))
+    return None if raw is None else _with_revocation(store, Tenant.model_validate_json(raw))
 
 
 def _with_revocation(store: ObjectStore, tenant: Tenant) -> Tenant:
@@ -91,8 +99,9 @@ def _with_revocation(store: ObjectStore, tenant: Tenant) -> Tenant:
 
 
 def list_tenants(store: ObjectStore) -> list[Tenant]:
-    records = [k for k in store.list("tenants/") if k.count("/") == 1]  # not the markers
-    return [_with_revocation(store, Tenant.model_validate_json(store.get(k))) for k in records]
+    keys = [k for k in store.list("tenants/") if k.count("/") == 1]  # tenants/<name>.json
+    names = [k.removeprefix("tenants/").removesuffix(".json") for k in keys]
+    return [tenant for name in names if (tenant := get(store, name)) is not None]
 
 
 def revoke(store: ObjectStore, name: str) -> Tenant | None:
@@ -108,6 +117,7 @@ def revoke(store: ObjectStore, name: str) -> Tenant | None:
         tenant = tenant.model_copy(update={"revoked_at": at})
         # The record too, for edges of older releases during a rolling upgrade.
         store.put(_tenant_key(name), tenant.model_dump_json().encode())
+    versions.append(store, _record_prefix(name), tenant.model_dump_json().encode())
     return tenant
 
 

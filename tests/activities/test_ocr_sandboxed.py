@@ -1,6 +1,6 @@
 """The OCR activity renders pages only in the sandboxed inspection child.
 
-The worker's own renderers (``raster`` and the text layer's) are replaced by
+The worker's own renderers (``raster``) and text-layer reader are replaced by
 stand-ins that fail the test if called (a stand-in to prove a negative, as the
 docstrings say); the child is a separate process, so it renders for real. A
 scanned PNG, a scanned-only PDF and a PDF mixing typeset and scanned pages are
@@ -40,7 +40,7 @@ def _no_worker_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stand-ins: any in-process render fails the test (the child is another process)."""
     monkeypatch.setattr(raster, "iter_pages", _in_process)
     monkeypatch.setattr(raster, "render_pdf_page", _in_process)
-    monkeypatch.setattr(textlayer, "render_pdf_page", _in_process)
+    monkeypatch.setattr(textlayer, "page_layer", _in_process)
 
 
 def _recognise(

@@ -50,9 +50,18 @@ def test_rollback_old_tenant_record_does_not_unrevoke_key(store: LocalStore) -> 
     assert [t.name for t in listed] == ["clinic-a"] and listed[0].revoked_at is not None
 
 
+def _legacy_tenant(store: LocalStore, name: str) -> tuple[tenants.Tenant, str]:
+    """A tenant as a release before signed versions wrote it: the plain record only."""
+    other = LocalStore(store.root.parent / "elsewhere")
+    tenant, api_key = tenants.add(other, name)
+    for key in (f"tenants/{name}.json", f"tenant-keys/{tenant.key_id}.json"):
+        store.put(key, other.get(key))
+    return tenant, api_key
+
+
 def test_rollback_legacy_revoked_record_stays_revoked(store: LocalStore) -> None:
     """A record revoked before markers existed is refused, and revoking again seals it."""
-    tenant, api_key = tenants.add(store, "clinic-b")
+    tenant, api_key = _legacy_tenant(store, "clinic-b")
     old = store.get("tenants/clinic-b.json")
     revoked = tenant.model_copy(update={"revoked_at": tenant.created_at})
     store.put("tenants/clinic-b.json", revoked.model_dump_json().encode())  # an old release
@@ -121,8 +130,8 @@ def test_versions_newest_wins_and_never_overwrites(store: LocalStore) -> None:
     assert versions.latest(store, "x/", legacy="x.json") == b"2"
     store.put("x/v9.json", b"odd name")  # not zero-padded: not a version
     assert versions.latest(store, "x/") == b"2"
-    real_list = store.list
-    store.list = lambda prefix: iter(())  # type: ignore[method-assign]  # a racer's stale listing
-    assert versions.append(store, "x/", b"late") == 4
-    store.list = real_list  # type: ignore[method-assign]
-    assert store.get("x/v0000000001.json") == b"0" and versions.latest(store, "x/") == b"late"
+    racer = LocalStore(store.root)  # another process, whose listing is stale
+    racer.list = lambda prefix: iter(())  # type: ignore[method-assign]
+    assert versions.append(racer, "x/", b"late") == 4
+    first = json.loads(store.get("x/v0000000001.json"))
+    assert first["body"] == "0" and versions.latest(store, "x/") == b"late"

@@ -4,6 +4,14 @@ A zygote started with ``CUSTODY_INSPECT_PROBE=1`` honours the test-only
 ``probe`` order (``activities.inspect.probe``): a real forked child, locked down
 exactly as for a document, tries to read keys and another document, connect
 to a listener this test runs, fork, and read its parents' environments.
+Run as root (as CI does) every probe runs; otherwise those that rest on root
+skip and say so, and the fork and refusal checks still run.
+
+The same probes run again on the path of a worker without root (as in
+``deploy/k8s``): the order's ``probe_skip`` makes the child leave out the
+root-only layers, even as root, and, in a second run, the syscall filter too,
+so what still stops them there is Landlock alone. As root that child even
+keeps root's capabilities: only Landlock can refuse it a file.
 """
 
 from __future__ import annotations
@@ -17,12 +25,22 @@ from pathlib import Path
 import pytest
 
 import activities.inspect.untrusted as untrusted
+from activities.inspect import landlock
 from activities.inspect.inspection import ChildOrder
 from custody.settings import Limits
 
 PAGE = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "ocr_gt" / "tess_phototest.tif"
 ROOT = os.geteuid() == 0
-as_root = pytest.mark.skipif(not ROOT, reason="file and /proc isolation need root (uid drop)")
+# CI runs as root, so these run there. Without root the child keeps the worker's
+# user and, where user namespaces are off, its network: nothing to prove.
+as_root = pytest.mark.skipif(
+    not ROOT,
+    reason="needs root: the child's uid drop, empty root and network namespace are root-only",
+)
+needs_landlock = pytest.mark.skipif(
+    landlock.abi() < 4, reason="needs Landlock ABI 4 (Linux 6.7) for its network rules"
+)
+ROOT_LAYERS = {"no_netns", "no_chroot", "no_uid_drop"}
 
 
 def _ask(zygote: untrusted._Zygote, order: ChildOrder) -> dict[str, object]:
@@ -47,17 +65,19 @@ def _secret(folder: Path, name: str) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def probed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
-    base = tmp_path_factory.mktemp("boundary")
+def _probe(base: Path, skip: list[str]) -> dict[str, object]:
+    """Every probe from one child locked down without the ``skip`` layers."""
     key, other = _secret(base / "keys", "tenant.kek"), _secret(base / "staging", "other.pdf")
     listener = socket.create_server(("127.0.0.1", 0))
     zygote = untrusted._Zygote(env={"CUSTODY_INSPECT_PROBE": "1"})
-    order = ChildOrder(
-        kind="probe",
-        limits=Limits(),
-        probe_paths=[str(key), str(other), f"/proc/{os.getpid()}/environ"],
-        probe_port=listener.getsockname()[1],
+    order = ChildOrder.model_validate(
+        {
+            "kind": "probe",
+            "limits": Limits(),
+            "probe_paths": [str(key), str(other), f"/proc/{os.getpid()}/environ"],
+            "probe_port": listener.getsockname()[1],
+            "probe_skip": skip,
+        }
     )
     try:
         reply = _ask(zygote, order)
@@ -66,7 +86,22 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, objec
         listener.close()
     found = reply["probe"]
     assert isinstance(found, dict)
-    yield {"key": key, "other": other, "degraded": reply["degraded"], **found}
+    return {"key": key, "other": other, "degraded": reply["degraded"], **found}
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    return _probe(tmp_path_factory.mktemp("boundary"), [])
+
+
+@pytest.fixture(
+    scope="module", params=[["root"], ["root", "seccomp"]], ids=["unprivileged", "landlock-only"]
+)
+def unprivileged(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, object]]:
+    """The probes from a child on the non-root path (and, second, without seccomp too)."""
+    yield _probe(tmp_path_factory.mktemp("unprivileged"), request.param)
 
 
 def _outcome(probed: dict[str, object], prefix: str) -> object:
@@ -74,6 +109,7 @@ def _outcome(probed: dict[str, object], prefix: str) -> object:
     return probed[key]
 
 
+@as_root
 def test_boundary_child_cannot_connect_to_local_listener(probed: dict[str, object]) -> None:
     """A TCP connect to a listener on 127.0.0.1 fails: no network in the child."""
     assert probed["connect"] != "ok"
@@ -82,6 +118,11 @@ def test_boundary_child_cannot_connect_to_local_listener(probed: dict[str, objec
 def test_boundary_child_cannot_fork(probed: dict[str, object]) -> None:
     """``os.fork`` fails in the child (RLIMIT_NPROC 0)."""
     assert probed["fork"] != "ok"
+
+
+def test_boundary_child_cannot_start_a_thread(probed: dict[str, object]) -> None:
+    """A document's child cannot start a thread either (RLIMIT_NPROC 0)."""
+    assert probed["thread"] != "ok"
 
 
 @as_root
@@ -108,7 +149,50 @@ def test_boundary_as_root_every_isolation_layer_applies(probed: dict[str, object
     """Run as root, the child gets its namespace, empty root and unprivileged user."""
     degraded = probed["degraded"]
     assert isinstance(degraded, list)
-    assert not {"no_netns", "no_chroot", "no_uid_drop"} & set(degraded)
+    assert not ROOT_LAYERS & set(degraded)
+    assert not {code for code in degraded if code.startswith("no_landlock")}
+
+
+@needs_landlock
+def test_boundary_unprivileged_child_lacks_only_the_root_layers(
+    unprivileged: dict[str, object],
+) -> None:
+    """On the non-root path the root-only layers are named as missing and Landlock is not."""
+    degraded = unprivileged["degraded"]
+    assert isinstance(degraded, list)
+    assert set(degraded) >= ROOT_LAYERS
+    assert not {code for code in degraded if code.startswith("no_landlock")}
+
+
+@needs_landlock
+def test_boundary_unprivileged_child_cannot_read_keys(unprivileged: dict[str, object]) -> None:
+    """Without root's layers a key file the child's own user may read is still refused."""
+    assert unprivileged[f"open {unprivileged['key']}"] == "PermissionError"
+
+
+@needs_landlock
+def test_boundary_unprivileged_child_cannot_read_other_staging_file(
+    unprivileged: dict[str, object],
+) -> None:
+    """Without root's layers another document's staging file is still refused."""
+    assert unprivileged[f"open {unprivileged['other']}"] == "PermissionError"
+
+
+@needs_landlock
+def test_boundary_unprivileged_child_cannot_read_parents_environment(
+    unprivileged: dict[str, object],
+) -> None:
+    """Without root's layers neither parent's ``/proc/PID/environ`` can be read."""
+    assert _outcome(unprivileged, "environ ") == "PermissionError"
+    assert unprivileged[f"open /proc/{os.getpid()}/environ"] == "PermissionError"
+
+
+@needs_landlock
+def test_boundary_unprivileged_child_cannot_connect_to_local_listener(
+    unprivileged: dict[str, object],
+) -> None:
+    """Without a network namespace a TCP connect to 127.0.0.1 is still refused."""
+    assert unprivileged["connect"] == "PermissionError"
 
 
 def test_boundary_worker_zygote_refuses_probe_orders() -> None:
@@ -116,3 +200,21 @@ def test_boundary_worker_zygote_refuses_probe_orders() -> None:
     reply = _ask(untrusted._ZYGOTE, ChildOrder(kind="probe", limits=Limits()))
     assert reply.get("error") == "ProbeRefused"
     assert "probe" not in reply
+
+
+def test_boundary_threaded_child_may_thread_but_never_fork(tmp_path: Path) -> None:
+    """Locked down as for ``identify`` (c2pa needs a thread), a child still cannot fork."""
+    key = _secret(tmp_path / "keys", "tenant.kek")
+    zygote = untrusted._Zygote(env={"CUSTODY_INSPECT_PROBE": "1"})
+    order = ChildOrder(kind="probe", limits=Limits(), probe_paths=[str(key)], probe_threads=True)
+    try:
+        reply = _ask(zygote, order)
+    finally:
+        zygote._stop()
+    found, degraded = reply["probe"], reply["degraded"]
+    assert isinstance(found, dict) and isinstance(degraded, list)
+    assert found["fork"] != "ok"
+    # Threads only behind the syscall filter that refuses new processes.
+    assert found["thread"] == ("ok" if "no_seccomp" not in degraded else "RuntimeError")
+    if ROOT:
+        assert found[f"open {key}"] != "ok"

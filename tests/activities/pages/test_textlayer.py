@@ -1,16 +1,25 @@
-"""Born-digital PDF pages are read from their text layer; scans, hidden layer or not, are not."""
+"""Born-digital PDF pages are read from their text layer; scans, hidden layer or not, are not.
+
+The layer is parsed in the locked-down inspection child: these tests go through
+``iter_layers_sandboxed``, and one proves this process never opens the document
+with pdfium while doing so.
+"""
 
 from __future__ import annotations
 
 import ctypes
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
+import pytest
 
+from activities.inspect.sandboxed import iter_layers_sandboxed
 from activities.pages.searchable import searchable_pdf
-from activities.pages.textlayer import layer_sha256, layers_or_images
+from activities.pages.textlayer import layer_sha256
+from custody.errors import DocumentRejected
 from custody.models import PageText, Word
 
 DPI = 200
@@ -18,7 +27,7 @@ DPI = 200
 
 def text_layer_page(path: Path) -> PageText | None:
     """The first page's text layer, checking that exactly one of layer and image comes back."""
-    index, layer, image = next(layers_or_images(path, DPI))
+    index, layer, image = next(iter(iter_layers_sandboxed(path, DPI)))
     assert index == 0 and (layer is None) != (image is None)
     return layer
 
@@ -79,3 +88,37 @@ def test_text_layer_page_is_none_for_an_empty_page(tmp_path: Path) -> None:
     pdf.save(str(path))
     pdf.close()
     assert text_layer_page(path) is None
+
+
+def test_text_layer_page_is_parsed_in_the_child_never_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With pdfium's open made to fail in this process, every page still comes back right."""
+    path = tmp_path / "letter.pdf"
+    _born_digital(path, ["Referral received", "Clinic 4"])
+    untrusted = path.read_bytes()
+    real = pdfium.PdfDocument
+
+    def refuse(source: Any, *args: Any, **kwargs: Any) -> pdfium.PdfDocument:
+        # A stand-in to prove a negative: opening the untrusted document here fails.
+        if source in (path, str(path), untrusted) or hasattr(source, "read"):
+            raise AssertionError("pdfium opened the untrusted document in the worker")
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(pdfium, "PdfDocument", refuse)
+    page = text_layer_page(path)
+    assert page is not None and page.text == "Referral received\nClinic 4"
+    assert [w.text for w in page.words] == ["Referral", "received", "Clinic", "4"]
+
+
+@pytest.mark.parametrize(
+    ("name", "codes"),
+    [("bomb_ocrmypdf_hugemono.pdf", {"PIXEL_LIMIT"}), ("elf_renamed.pdf", {"CORRUPT"})],
+)
+def test_text_layer_hostile_pdf_gets_its_code_from_the_child(
+    corpus: Path, name: str, codes: set[str]
+) -> None:
+    """A hostile file from the research corpus is refused by the child with a stable code."""
+    with pytest.raises(DocumentRejected) as err:
+        list(iter_layers_sandboxed(corpus / "bad_inputs" / name, DPI))
+    assert err.value.code.value in codes

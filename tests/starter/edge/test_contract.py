@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from custody.limits import PolicyLimits
+from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.edge import tenants
 from starter.edge.openapi import document
@@ -46,6 +47,12 @@ checks.positive_data_acceptance.expected-statuses = [
 checks.negative_data_rejection.expected-statuses = [
     "400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx",
 ]
+
+# A preview answers within its deadline (CUSTODY_PREVIEW_DEADLINE_S, 30 s), the
+# first after loading the engine: longer than Schemathesis's default of 10 s.
+[[operations]]
+include-path = "/v1/preview"
+request-timeout = 60
 
 # A document that exists, so reads reach the 200 answer and its schema.
 [[operations]]
@@ -94,6 +101,9 @@ def served_edge(tmp_path: Path, temporal_address: str) -> Iterator[tuple[str, st
         "CUSTODY_TEMPORAL_ADDRESS": temporal_address,
         "CUSTODY_IO_TASK_QUEUE": settings.io_task_queue,
         "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
+        # The tenant record above is a signed state version: the server must hold
+        # the key that signed it (this process's), as one deployment's roles do.
+        "CUSTODY_SIGNING_DIR": str(Settings().signing_path),
     }
     argv = [_script("custody"), "serve", "--port", str(port)]
     proc = subprocess.Popen(argv, env=env)
