@@ -7,6 +7,8 @@ finds the record there and returns it; it never writes a second one.
 The searchable PDF the OCR activity built is copied beside the text the same
 way and its hash signed into the record (or, for a born-digital PDF read from
 its own text layer, the record names the source as the searchable PDF).
+The fields the check read are copied beside the text too, their hash signed
+into the record, and indexed by keyed hash for ``evidence find --field``.
 ``conclude`` does the same for a rejection or quarantine, beside the kept source.
 
 The record is signed (Ed25519, key ID inside) over its canonical JSON, and its
@@ -26,9 +28,12 @@ from temporalio import activity
 from activities.audit import record
 from activities.faults import coded, fault_point
 from activities.output import assemble, load_pages, text_sha256
-from custody import ids
+from activities.rules.check import fields_key
+from custody import field_index, ids
 from custody.canonical import canonical_json
+from custody.checkpoints import checkpoint
 from custody.errors import Code, Quarantined
+from custody.fields import Extraction
 from custody.ledger import Ledger
 from custody.models import (
     ConcludeInput,
@@ -80,10 +85,11 @@ class PublishActivities:
         # Hash what is stored: an earlier attempt may have written it first.
         pages_sha = hashlib.sha256(self._store.get(pages_key)).hexdigest()
         searchable = self._searchable(inp)
+        read = self._fields(inp)
         activity.heartbeat()
         fault_point("publish.before_record")
         body = _record(inp, text_key, pages_key, pages_sha, attempt)
-        signed = self._sign(body.model_copy(update=searchable))
+        signed = self._sign(body.model_copy(update=searchable | read))
         if not self._store.create(record_key, canonical_json(signed)):
             return self._existing(inp, record_key, attempt)  # lost a race to a twin attempt
         fault_point("publish.after_record")
@@ -96,7 +102,7 @@ class PublishActivities:
             record_sha256=hashlib.sha256(canonical_json(signed)).hexdigest(),
             kid=signed.signature.kid,
         )
-        Ledger(self._store, inp.tenant).checkpoint(self._signer, head=event)
+        checkpoint(Ledger(self._store, inp.tenant), self._signer, head=event)
         self._clear_work(inp.sha256, inp.tenant)
         return PublishResult(
             record_key=record_key, text_key=text_key, created=True, attempt=attempt
@@ -113,6 +119,24 @@ class PublishActivities:
         sha = hashlib.sha256(self._store.get(key)).hexdigest()
         return {"searchable": "built", "pdf_key": key, "pdf_sha256": sha}
 
+    def _fields(self, inp: PublishInput) -> dict[str, object]:
+        """The record's fields entries, after copying the sealed fields beside the text."""
+        check = inp.check
+        if check.fields_key is None:
+            return {}  # a check from before fields were read
+        self._refs.check(check.fields_key, inp.tenant, inp.sha256, check.fields_sig)
+        key = fields_key(inp.sha256, inp.tenant, check.text_sha256)
+        self._store.create(key, self._store.get(check.fields_key))
+        stored = self._store.get(key)  # hash and index what is stored
+        extraction = Extraction.model_validate_json(stored)
+        field_index.write(self._store, inp.tenant, inp.sha256, extraction)
+        return {
+            "document_type": check.document_type,
+            "fields_key": key,
+            "fields_sha256": hashlib.sha256(stored).hexdigest(),
+            "fields_review": check.fields_review,
+        }
+
     def _sign(self, body: ResultRecord) -> SignedRecord:
         if not self._key_published:  # once per worker: verifiers find the key that signed
             self._signer.publish(self._store)
@@ -124,23 +148,44 @@ class PublishActivities:
     @coded(Code.STORE_UNAVAILABLE)
     def conclude(self, inp: ConcludeInput) -> ConcludeResult:
         key = ids.outcome_key(inp.sha256, inp.tenant, inp.run_id)
-        outcome = OutcomeRecord(**inp.model_dump(), concluded_at=datetime.now(UTC))
-        created = self._store.create(key, canonical_json(outcome))
-        if created:
-            record(self._store, inp.tenant, inp.state.value, inp.sha256, code=inp.code)
+        body = canonical_json(OutcomeRecord(**inp.model_dump(), concluded_at=datetime.now(UTC)))
+        created = self._store.create(key, body)
+        # Recorded on a retry too (idempotent per step): an attempt that stored the
+        # outcome and failed before its event or checkpoint must not leave it unlogged.
+        stored = body if created else self._store.get(key)
+        record(  # the outcome's hash in the ledger pins it (verify: outcome.hash)
+            self._store,
+            inp.tenant,
+            inp.state.value,
+            inp.sha256,
+            code=inp.code,
+            outcome_sha256=hashlib.sha256(stored).hexdigest(),
+        )
         self._clear_work(inp.sha256, inp.tenant)
         return ConcludeResult(outcome_key=key, created=created)
 
     def _existing(self, inp: PublishInput, record_key: str, attempt: int) -> PublishResult:
-        signed = SignedRecord.model_validate_json(self._store.get(record_key))
-        # A retry or a twin found the fact already there: say so, never replace it.
-        record(
-            self._store,
-            inp.tenant,
-            "publish_duplicate",
-            inp.sha256,
-            existing_run_id=signed.record.run_id,
-        )
+        stored = self._store.get(record_key)
+        signed = SignedRecord.model_validate_json(stored)
+        if signed.record.run_id == activity.info().workflow_run_id:
+            # This run's earlier attempt stored it: its event is logged and sealed once.
+            record(
+                self._store,
+                inp.tenant,
+                "published",
+                inp.sha256,
+                text_sha256=signed.record.text_sha256,
+                record_sha256=hashlib.sha256(stored).hexdigest(),
+                kid=signed.signature.kid,
+            )
+        else:  # a twin or an older run found the fact already there: never replace it
+            record(
+                self._store,
+                inp.tenant,
+                "publish_duplicate",
+                inp.sha256,
+                existing_run_id=signed.record.run_id,
+            )
         log.info("publish_found_existing")
         return PublishResult(
             record_key=record_key, text_key=signed.record.text_key, created=False, attempt=attempt

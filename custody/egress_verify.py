@@ -12,7 +12,7 @@ what no longer holds:
     receipt.event          the ledger's receipt event names this receipt's hash
     egress.before_receipt  the egress event precedes the receipt event
     policy.pinned          the policy pinned by hash is still stored and still hashes
-    ledger.chain           the tenant's whole chain (``verify_ledger``)
+    ledger.chain           the tenant's whole chain (``ledger_audit.verify_log``)
 
 Only hashes, names of released files, sequence numbers and codes appear in details.
 """
@@ -25,10 +25,11 @@ from custody import egress as eg
 from custody.egress_store import SignedReceipt, pinned_policy, sha256_bytes
 from custody.errors import CustodyError
 from custody.ledger import Event, Ledger
+from custody.ledger_audit import verify_log
 from custody.signing import PublicKeyRecord
 from custody.stores import ObjectMissing, ObjectStore
 from custody.stores.base import StoreError
-from custody.verification import Check, Report, verify_ledger
+from custody.verify_report import Check, Report
 
 
 def release_exists(store: ObjectStore, tenant: str | None, rid: str) -> bool:
@@ -74,7 +75,7 @@ def verify_release(
         _receipt_event_check(receipt_event, rid, sha256_bytes(body)),
         _order_check(egress_event, receipt_event),
         _policy_check(store, tenant, receipt),
-        *verify_ledger(store, keys, tenant).checks,
+        *verify_log(store, tenant, keys).checks,
     ]
     if manifest_of is not None:
         checks.append(_manifest_check(store, receipt, manifest_of))

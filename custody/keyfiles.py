@@ -13,10 +13,11 @@ import json
 import os
 import re
 import secrets
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
-from custody.errors import ConfigurationError
+from custody.errors import Code, ConfigurationError
 
 KEY_BYTES = 32
 _SCOPE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
@@ -67,8 +68,18 @@ def shred(directory: Path, scope: str) -> None:
 def read_payload_keys(directory: Path) -> dict[str, bytes]:
     if not directory.is_dir():
         return {}
-    paths = directory.glob("payload-*.key")
+    paths = list(directory.glob("payload-*.key"))
+    for path in paths:
+        check_private(path)
     return {p.name[len("payload-") : -len(".key")]: b64key(p.read_bytes()) for p in paths}
+
+
+def check_private(path: Path) -> None:
+    """A key file group or others can read is refused, not silently used: KEY_PERMISSIONS."""
+    if stat.S_IMODE(path.stat().st_mode) & 0o077:
+        raise ConfigurationError(
+            Code.KEY_PERMISSIONS, f"{path.name} is readable beyond its owner (need 0600)"
+        )
 
 
 def b64key(raw: bytes) -> bytes:

@@ -65,9 +65,12 @@ def tenant_scope(key: str) -> str:
 class SealedStore:
     """An :class:`ObjectStore` that encrypts on the way in and decrypts on the way out."""
 
-    def __init__(self, inner: ObjectStore, keyring: Keyring) -> None:
+    def __init__(self, inner: ObjectStore, keyring: Keyring, scope: str | None = None) -> None:
         self.inner = inner
         self.keyring = keyring
+        # A fixed KEK scope instead of the key's tenant: the audit ledger is sealed
+        # under the system's KEK, so it outlives a shredded tenant (custody.ledger).
+        self.scope = scope
 
     def __repr__(self) -> str:
         return f"SealedStore({self.inner!r})"
@@ -121,7 +124,7 @@ class SealedStore:
 
     def _begin(self, key: str, size: int) -> tuple[bytes, AEADEncryptionContext]:
         """A fresh data key wrapped by the tenant's KEK, and the body's encryptor."""
-        version, kek_bytes = self.keyring.current_kek(tenant_scope(key), create=True)
+        version, kek_bytes = self.keyring.current_kek(self.scope or tenant_scope(key), create=True)
         kek = AESGCM(kek_bytes)
         dek = AESGCM.generate_key(bit_length=256)
         wrap_nonce, body_nonce = os.urandom(_NONCE), os.urandom(_NONCE)
@@ -137,7 +140,7 @@ class SealedStore:
             raise SealInvalid(detail=f"{key}: not a sealed object")
         header = blob[: _HEADER.size]
         _magic, size, wrap_nonce, wrapped, body_nonce = _HEADER.unpack(header)
-        kek = AESGCM(self.keyring.kek(tenant_scope(key), version=version))
+        kek = AESGCM(self.keyring.kek(self.scope or tenant_scope(key), version=version))
         try:
             dek = kek.decrypt(wrap_nonce, wrapped, key.encode())
             data = AESGCM(dek).decrypt(body_nonce, blob[_HEADER.size :], header + key.encode())

@@ -1,4 +1,4 @@
-"""CLI for compliance staff: ``verify``, ``audit`` and ``evidence`` (``quarantine`` beside).
+"""CLI for compliance staff: ``verify`` and ``evidence`` (``audit`` and ``quarantine`` beside).
 
 Exit status 0 when everything checked passes, 8 (``Exit.VERIFY_FAILED``) when a
 verification FAILs, 5 when the document is unknown.
@@ -21,15 +21,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from custody import ids
+from custody import field_index, ids
 from custody.errors import NotFound, UsageError
-from custody.ledger import Ledger, scopes
 from custody.settings import Settings
 from custody.signing import public_keys, rotate, signer_from_settings
 from custody.stores import ObjectStore, open_store
-from custody.verification import Report, verify_ledger
+from custody.trust import TrustAnchors, fingerprint, key_fingerprint
 from starter.cli.actor import operator
-from starter.cli.output import Exit, emit
+from starter.cli.output import Exit, emit, emit_reports
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
 from starter.evidence import bundle as ev
 
@@ -40,15 +39,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v.add_argument("--sample", type=int, default=None, help="verify N random published documents")
     v.add_argument("--all", action="store_true", help="verify every published document")
     v.add_argument("--by", default=os.environ.get("USER", "operator"), help="who verifies")
+    v.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="FPR",
+        help="a trusted signing key's SHA-256 fingerprint (repeatable; default CUSTODY_TRUST_FPRS,"
+        " else the local signing keys): a key found only in the store is not trusted",
+    )
     add_all_tenants(v)
     v.set_defaults(handler=_verify)
-    audit = add_command(sub, "audit").add_subparsers(dest="audit_cmd", required=True)
-    audit.add_parser("verify", parents=[common], help="check the whole ledger").set_defaults(
-        handler=_audit_verify
-    )
-    log = audit.add_parser("log", parents=[common], help="events of one document")
-    log.add_argument("sha256")
-    log.set_defaults(handler=_audit_log)
     evidence = add_command(sub, "evidence").add_subparsers(dest="evidence_cmd", required=True)
     show = evidence.add_parser("show", parents=[common], help="the signed record")
     show.add_argument("sha256")
@@ -62,28 +62,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     find.add_argument("--state", choices=["published", "rejected", "quarantined"])
     find.add_argument("--since", type=datetime.fromisoformat)
     find.add_argument("--until", type=datetime.fromisoformat)
+    find.add_argument(
+        "--field",
+        metavar="NAME=VALUE",
+        help="documents whose field reads VALUE (keyed-hash index; case and spaces ignored)",
+    )
     add_all_tenants(find)
     find.set_defaults(handler=_find)
     keys = evidence.add_parser("keys", parents=[common], help="signing keys (--rotate: new key)")
     keys.add_argument("--rotate", action="store_true")
+    keys.add_argument("--valid-days", type=float, help="with --rotate: the new key's validity")
     keys.set_defaults(handler=_keys)
-
-
-def _print_report(args: argparse.Namespace, reports: list[Report]) -> int:
-    ok = all(r.ok for r in reports)
-    data = {
-        "ok": ok,
-        "passed": sum(r.ok for r in reports),
-        "failed": sum(not r.ok for r in reports),
-        "reports": [r.model_dump() for r in reports],
-    }
-    lines = []
-    for r in reports:
-        lines.append(f"{'PASS' if r.ok else 'FAIL'}  {r.subject}")
-        lines += [f"  {'ok  ' if c.ok else 'FAIL'} {c.name} {c.detail}".rstrip() for c in r.checks]
-    lines.append(f"{data['passed']} passed, {data['failed']} failed")
-    emit(args, data, "\n".join(lines))
-    return Exit.OK if ok else Exit.VERIFY_FAILED
 
 
 def _verify(args: argparse.Namespace, settings: Settings) -> int:
@@ -100,28 +89,9 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
             refs = ev.sample(refs, args.sample)
         elif not args.all:
             raise UsageError(detail="custody verify: give a SHA-256, --sample N or --all")
-    reports = [ev.verify_and_record(store, r.sha256, r.tenant, args.by) for r in refs]
-    return _print_report(args, reports)
-
-
-def _audit_verify(args: argparse.Namespace, settings: Settings) -> int:
-    store = open_store(settings)
-    keys = public_keys(store)
-    chosen = [args.tenant] if args.tenant else scopes(store)
-    return _print_report(args, [verify_ledger(store, keys, t) for t in chosen])
-
-
-def _audit_log(args: argparse.Namespace, settings: Settings) -> int:
-    events = Ledger(open_store(settings), args.tenant).for_document(args.sha256)
-    if not events:
-        raise NotFound(args.sha256)
-    data = [e.model_dump(mode="json") for e in events]
-    text = "\n".join(
-        f"{e.seq:>8}  {e.at:%Y-%m-%d %H:%M:%S}  {e.kind:<20} {e.code or '-':<16} {e.actor or '-'}"
-        for e in events
-    )
-    emit(args, data, text)
-    return Exit.OK
+    anchors = TrustAnchors.from_settings(settings, args.trust)
+    reports = [ev.verify_and_record(store, r.sha256, r.tenant, args.by, anchors) for r in refs]
+    return emit_reports(args, reports)
 
 
 def _signed(store: ObjectStore, sha256: str, tenant: str | None) -> bytes:
@@ -150,8 +120,9 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _find(args: argparse.Namespace, settings: Settings) -> int:
+    store = open_store(settings)
     refs = ev.find(
-        open_store(settings),
+        store,
         tenant=args.tenant,
         source_id=args.source_id,
         state=args.state,
@@ -159,6 +130,9 @@ def _find(args: argparse.Namespace, settings: Settings) -> int:
         until=args.until,
         all_tenants=every_tenant(args),
     )
+    if args.field is not None:
+        wanted = set(_by_field(store, args))
+        refs = [r for r in refs if r.sha256 in wanted and r.state == "published"]
     text = "\n".join(
         f"{r.sha256[:12]}  {r.state:<12} {r.code or '-':<16} {r.tenant or '-':<12} "
         f"{r.source_id or '-':<16} {r.at:%Y-%m-%d %H:%M:%S}"
@@ -168,14 +142,32 @@ def _find(args: argparse.Namespace, settings: Settings) -> int:
     return Exit.OK
 
 
+def _by_field(store: ObjectStore, args: argparse.Namespace) -> list[str]:
+    """The tenant's documents whose field reads the value (custody.field_index)."""
+    name, sep, value = args.field.partition("=")
+    if not sep or not name or not value:
+        raise UsageError(detail="--field takes NAME=VALUE")
+    if every_tenant(args):
+        raise UsageError(detail="--field searches one tenant's index: give --tenant")
+    if field_index.keyring_of(store) is None:
+        raise UsageError(detail="--field needs the keyring (custody keys init): no index without")
+    return field_index.find(store, args.tenant, name.strip(), value)
+
+
 def _keys(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
-    signer = rotate(settings.signing_path) if args.rotate else signer_from_settings(settings)
+    signer = (
+        rotate(settings.signing_path, valid_days=args.valid_days)
+        if args.rotate
+        else signer_from_settings(settings)
+    )
     signer.publish(store)
     keys = public_keys(store)
-    data = {"active": signer.kid, "keys": [k.model_dump(mode="json") for k in keys.values()]}
+    rows = [k.model_dump(mode="json") | {"fingerprint": key_fingerprint(k)} for k in keys.values()]
+    data = {"active": signer.kid, "fingerprint": fingerprint(signer.public), "keys": rows}
     text = "\n".join(
-        f"{'*' if k.kid == signer.kid else ' '} {k.kid}  {k.created_at:%Y-%m-%d %H:%M}"
+        f"{'*' if k.kid == signer.kid else ' '} {key_fingerprint(k)}  {k.created_at:%Y-%m-%d %H:%M}"
+        f"{f'  until {k.valid_to:%Y-%m-%d}' if k.valid_to else ''}"
         f"{'  (development)' if k.development else ''}"
         for k in keys.values()
     )

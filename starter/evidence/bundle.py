@@ -1,4 +1,4 @@
-"""Evidence for compliance staff: verify, bundles, quarantine decisions, search.
+"""Evidence for compliance staff: verify, quarantine decisions, search (bundles: export.py).
 
 Everything here reads the object store, not Temporal, so it works long after
 Temporal has forgotten a run. Operator actions and verifications are appended
@@ -9,24 +9,20 @@ their hash enters the ledger.
 from __future__ import annotations
 
 import hashlib
-import io
 import random
-import zipfile
 from datetime import UTC, datetime
-from importlib import resources
-from pathlib import Path
 
 from pydantic import BaseModel
 
 from custody import ids
 from custody.canonical import canonical_json
-from custody.egress import EgressKind, releases_prefix
-from custody.egress_store import SignedReceipt, hand_out
 from custody.ledger import Ledger
 from custody.models import OutcomeRecord, SignedRecord
-from custody.signing import PublicKeyRecord, public_keys
+from custody.signing import public_keys
 from custody.stores import ObjectStore
+from custody.trust import TrustAnchors
 from custody.verification import Report, verify_document
+from starter.evidence.export import export_bundle as export_bundle
 
 
 class DocumentRef(BaseModel):
@@ -39,8 +35,14 @@ class DocumentRef(BaseModel):
     run_id: str
 
 
-def verify_and_record(store: ObjectStore, sha256: str, tenant: str | None, actor: str) -> Report:
-    report = verify_document(store, public_keys(store), sha256, tenant)
+def verify_and_record(
+    store: ObjectStore,
+    sha256: str,
+    tenant: str | None,
+    actor: str,
+    anchors: TrustAnchors | None = None,
+) -> Report:
+    report = verify_document(store, public_keys(store), sha256, tenant, anchors=anchors)
     failed = ",".join(c.name for c in report.checks if not c.ok)
     Ledger(store, tenant).append(
         "verified",
@@ -137,68 +139,6 @@ def sample(refs: list[DocumentRef], n: int, seed: int | None = None) -> list[Doc
     return random.Random(seed).sample(refs, min(n, len(refs)))
 
 
-def export_bundle(
-    store: ObjectStore, sha256: str, tenant: str | None, out: Path, *, actor: str
-) -> Path:
-    """A zip an auditor can check with verify_bundle.py alone (see VERIFY.md inside)."""
-    record_bytes = store.get(ids.record_key(sha256, tenant))
-    signed = SignedRecord.model_validate_json(record_bytes)
-    record = signed.record
-    ledger = Ledger(store, tenant)
-    mine = [e.seq for e in ledger.for_document(sha256)]
-    lo, hi = min(mine, default=1), max(mine, default=1)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("source.bin", store.get(record.source_key))
-        z.writestr("text.txt", store.get(record.text_key))
-        z.writestr("pages.json", store.get(record.pages_key))
-        if record.searchable == "built" and record.pdf_key:
-            z.writestr("searchable.pdf", store.get(record.pdf_key))
-        z.writestr("record.json", record_bytes)
-        z.writestr("packet.json", store.get(ids.packet_key(sha256, tenant)))
-        keys = public_keys(store)
-        z.writestr("public_key.json", canonical_json(keys[signed.signature.kid]))
-        _add_receipts(z, store, sha256, tenant, keys, signed.signature.kid)
-        for seq in range(lo, hi + 1):
-            z.writestr(f"ledger/{seq:012d}.json", canonical_json(ledger.get(seq)))
-        z.writestr("verify_bundle.py", _verifier_source())
-        z.writestr("VERIFY.md", _VERIFY_MD.format(sha256=sha256, lo=lo, hi=hi))
-    # The bundle carries the source and its text: it leaves only once the egress event is in.
-    out.write_bytes(
-        hand_out(store, tenant, EgressKind.EXPORT, buf.getvalue(), actor=actor, documents=[sha256])
-    )
-    return out
-
-
-def _add_receipts(
-    z: zipfile.ZipFile,
-    store: ObjectStore,
-    sha256: str,
-    tenant: str | None,
-    keys: dict[str, PublicKeyRecord],
-    record_kid: str,
-) -> None:
-    """Every signed receipt of a release of the document, and the keys that verify them.
-
-    Only the tenant's releases are listed, and of their objects only receipts are read.
-    """
-    kids = {record_kid}
-    for key in store.list(releases_prefix(tenant)):
-        if not key.endswith("/receipt.json"):
-            continue
-        body = store.get(key)
-        signed = SignedReceipt.model_validate_json(body)
-        if sha256 in signed.receipt.sources:
-            z.writestr(f"receipts/{signed.receipt.release_id}.json", body)
-            kids.add(signed.signature.kid)
-    for kid in sorted(kids & keys.keys()):  # a receipt may be signed by a newer key
-        z.writestr(f"keys/{kid}.json", canonical_json(keys[kid]))
-
-
-def _verifier_source() -> str:
-    return resources.files("starter.evidence").joinpath("verify_bundle.py").read_text()
-
-
 def decide(
     store: ObjectStore, sha256: str, tenant: str | None, action: str, actor: str, reason: str
 ) -> str:
@@ -227,36 +167,3 @@ def decide(
 def final_decision(store: ObjectStore, sha256: str, tenant: str | None) -> str | None:
     keys = list(store.list(f"decisions/{ids.scope(tenant)}/{sha256}/"))
     return keys[-1].rsplit("-", 1)[-1].removesuffix(".json") if keys else None
-
-
-_VERIFY_MD = """# Verifying this evidence bundle
-
-Document SHA-256: `{sha256}`; ledger events {lo}..{hi} of its tenant's chain.
-
-Needs Python 3 and the `cryptography` package; nothing from Custody.
-
-    unzip bundle.zip -d bundle && python bundle/verify_bundle.py bundle
-
-It prints PASS or FAIL for each check and exits 0 only if all pass:
-
-- `source.hash`: sha256(source.bin) is the record's `sha256`: these are the bytes that were OCR'd.
-- `record.signature`: record.json's Ed25519 signature over the canonical JSON of `record`
-  (keys sorted, separators `,` `:`, UTF-8) verifies with public_key.json (same `kid`).
-- `text.checksum`, `pages.checksum`: sha256(text.txt), sha256(pages.json) match the record.
-- `pdf.checksum` (records with a searchable PDF): sha256(searchable.pdf), the page images
-  with the recognised text invisible over them, matches the record's `pdf_sha256`; for a
-  born-digital PDF read from its own text layer (`searchable` "original") the record names
-  source.bin itself, so `pdf_sha256` must equal `sha256`.
-- `ledger.chain`: each event's `hash` is sha256 of its canonical JSON without `hash`, each
-  follows the one before (`seq` + 1, `prev` = previous `hash`), the record's
-  `packet_event` is among them, and a `published` event names sha256(record.json).
-
-- `receipt.signature:<release id>`, `receipt.sources:<release id>` (one pair per file in
-  receipts/, each a signed receipt of a release of this document): the Ed25519 signature over
-  the canonical JSON of `receipt` verifies with keys/<kid>.json for the `kid` it names (a
-  receipt may be signed by a newer key than the record), and the document's sha256 is among
-  the receipt's `sources`.
-
-To check the public keys themselves, compare public_key.json and keys/ with the keys Custody
-publishes under `keys/signing/<kid>.json` in the evidence store, or with your own copy.
-"""

@@ -1,35 +1,40 @@
 #!/usr/bin/env python3
 """Verify a Custody evidence bundle with nothing but Python and ``cryptography``.
 
-Usage: python verify_bundle.py BUNDLE_DIR   (the unzipped bundle)
+Usage: python verify_bundle.py --trust FPR [--trust FPR ...] BUNDLE_DIR
 
-This file is copied into every bundle and imports nothing from Custody, so an
-auditor can check a document without Custody's servers. It checks:
+``FPR`` is the SHA-256 of a signing key's raw 32-byte public key (64 hex
+characters), obtained from Custody's operator out of band. Only pinned keys are
+trusted: the keys shipped in the bundle are where a pinned key is found, never
+a reason to trust one. This file imports nothing from Custody. It checks:
 
-1. sha256(source.bin) equals the record's ``sha256`` (the bytes that were OCR'd);
-2. the Ed25519 signature in record.json over the canonical JSON of the record,
-   with the public key in public_key.json whose ``kid`` the signature names;
-3. sha256(text.txt) and sha256(pages.json) equal the record's checksums, and
-   so does sha256(searchable.pdf) when the record has one (``searchable``
-   "built"; "original" means source.bin itself is the searchable PDF);
-4. every ledger event's hash over its canonical JSON, and that each follows the
-   one before it; the packet event the record names is there with that hash;
-   the ``published`` event names sha256(record.json);
-5. each signed release receipt in receipts/: its Ed25519 signature over the
-   canonical JSON of ``receipt``, with the key in keys/ whose ``kid`` it names
-   (receipts may be signed by a newer key than the record), and that the
-   record's ``sha256`` is among the receipt's ``sources``.
+1. ``source.hash``: sha256(source.bin) is the record's ``sha256``;
+2. ``record.signature``: record.json's Ed25519 signature over the RFC 8785
+   canonical JSON of ``record``, by a pinned key;
+3. ``text.checksum``, ``pages.checksum``, ``pdf.checksum``: the record's checksums
+   (``searchable`` "original" means source.bin itself is the searchable PDF);
+4. ``ledger.events``: each event in ledger/ hashes to its ``hash``, is this
+   document's, the record's packet event is among them, and a ``published``
+   event names sha256(record.json);
+5. ``ledger.checkpoint``: ledger/checkpoint.note is a C2SP signed note of this
+   tenant's log, signed by a pinned key;
+6. ``ledger.inclusion``: each event file is leaf seq-1 of that tree, by the RFC
+   9162 inclusion proof in ledger/proofs.json: the events are in the signed log,
+   with no other document's events needed;
+7. ``receipt.signature:<id>``, ``receipt.sources:<id>``: each release receipt is
+   signed by a pinned key and names this document.
 
-Canonical JSON: keys sorted, separators "," and ":", UTF-8, no ASCII escaping.
 Exit status 0 when every check passes, 1 otherwise.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import json
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -37,91 +42,185 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 
 def canonical(value: object) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """RFC 8785: members sorted by UTF-16 code units, no spaces, ECMAScript numbers."""
+    return "".join(_jcs(value)).encode()
+
+
+def _jcs(v: object) -> list[str]:
+    if v is None or isinstance(v, bool | str):
+        return [json.dumps(v, ensure_ascii=False)]
+    if isinstance(v, int):
+        return [str(v)]
+    if isinstance(v, float):
+        return [_number(v)]
+    if isinstance(v, list):
+        return ["[", ",".join("".join(_jcs(x)) for x in v), "]"]
+    if isinstance(v, dict):
+        names = sorted(v, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+        inner = ",".join(
+            json.dumps(k, ensure_ascii=False) + ":" + "".join(_jcs(v[k])) for k in names
+        )
+        return ["{", inner, "}"]
+    raise ValueError(f"{type(v).__name__} is not JSON")
+
+
+def _number(x: float) -> str:
+    """An IEEE 754 double as ECMAScript's Number.prototype.toString prints it."""
+    if x != x or x in (float("inf"), float("-inf")):
+        raise ValueError("NaN and Infinity are not JSON")
+    if x == 0:
+        return "0"
+    sign, digits, exp = Decimal(repr(x)).normalize().as_tuple()
+    s = "".join(map(str, digits))
+    k, n = len(s), int(exp) + len(s)  # x = 0.s * 10**n
+    if k <= n <= 21:
+        text = s + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = f"{s[:n]}.{s[n:]}"
+    elif -6 < n <= 0:
+        text = f"0.{'0' * -n}{s}"
+    else:
+        mantissa = s if k == 1 else f"{s[0]}.{s[1:]}"
+        text = f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+    return f"-{text}" if sign else text
 
 
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def check_signature(envelope: dict, key: dict, signed: str = "record") -> bool:  # type: ignore[type-arg]
-    """Whether the envelope's signature is ``key``'s over the canonical JSON of its ``signed``."""
-    sig = envelope["signature"]
-    if sig["kid"] != key["kid"] or sig["alg"] != "Ed25519":
-        return False
-    public = Ed25519PublicKey.from_public_bytes(base64.b64decode(key["public_key"]))
+def pinned_keys(folder: Path, pins: set[str]) -> dict[str, Ed25519PublicKey]:
+    """The bundle's keys whose fingerprint is pinned, by key ID; the rest are ignored."""
+    found = {}
+    for path in [folder / "public_key.json", *sorted((folder / "keys").glob("*.json"))]:
+        try:
+            record = json.loads(path.read_bytes())
+            raw = base64.b64decode(record["public_key"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if sha(raw) in pins and sha(raw)[:16] == record.get("kid"):
+            found[record["kid"]] = Ed25519PublicKey.from_public_bytes(raw)
+    return found
+
+
+def signed_by(envelope: dict, keys: dict, field: str) -> bool:  # type: ignore[type-arg]
+    """Whether ``envelope[field]``'s canonical JSON carries a pinned key's Ed25519 signature."""
     try:
-        public.verify(base64.b64decode(sig["sig"]), canonical(envelope[signed]))
-    except InvalidSignature:
+        sig = envelope["signature"]
+        key = keys[sig["kid"]]
+        key.verify(base64.b64decode(sig["sig"]), canonical(envelope[field]))
+    except (KeyError, TypeError, ValueError, InvalidSignature):
         return False
-    return True
+    return bool(sig.get("alg", "Ed25519") == "Ed25519")
 
 
-def check_receipts(folder: Path, sha256: str) -> dict[str, bool]:
-    """Two named checks per release receipt: its signature, and that it names this document."""
-    keys = {}
-    for path in sorted((folder / "keys").glob("*.json")):
-        key = json.loads(path.read_text())
-        keys[key["kid"]] = key
+def check_receipts(folder: Path, sha256: str, keys: dict) -> dict[str, bool]:  # type: ignore[type-arg]
     checks = {}
     for path in sorted((folder / "receipts").glob("*.json")):
         rid = path.stem
         try:
             envelope = json.loads(path.read_bytes())
-        except ValueError:
-            envelope = {}
-        checks[f"receipt.signature:{rid}"] = _receipt_signed(envelope, keys)
-        checks[f"receipt.sources:{rid}"] = _receipt_names(envelope, rid, sha256)
+            receipt = envelope["receipt"]
+            names = receipt["release_id"] == rid and sha256 in receipt["sources"]
+        except (ValueError, KeyError, TypeError):
+            envelope, names = {}, False
+        checks[f"receipt.signature:{rid}"] = signed_by(envelope, keys, "receipt")
+        checks[f"receipt.sources:{rid}"] = bool(names)
     return checks
 
 
-def _receipt_signed(envelope: dict, keys: dict) -> bool:  # type: ignore[type-arg]
-    try:
-        return check_signature(envelope, keys[envelope["signature"]["kid"]], "receipt")
-    except (ValueError, KeyError, TypeError):  # malformed, or signed by a key not in keys/
+def leaf(entry: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + entry).digest()
+
+
+def node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def included(index: int, size: int, entry: bytes, proof: list[bytes], root: bytes) -> bool:
+    """RFC 9162 section 2.1.3.2: ``entry`` is leaf ``index`` of the tree ``root`` of ``size``."""
+    if not 0 <= index < size:
         return False
+    fn, sn, r = index, size - 1, leaf(entry)
+    for p in proof:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            r = node(p, r)
+            while not fn & 1 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            r = node(r, p)
+        fn, sn = fn >> 1, sn >> 1
+    return sn == 0 and r == root
 
 
-def _receipt_names(envelope: dict, rid: str, sha256: str) -> bool:  # type: ignore[type-arg]
+def open_note(signed: bytes, keys: dict[str, Ed25519PublicKey]) -> tuple[str, int, bytes] | None:
+    """A C2SP signed note (origin, size, root) if a pinned key signed it; else None."""
     try:
-        receipt = envelope["receipt"]
-        return bool(receipt["release_id"] == rid and sha256 in receipt["sources"])
-    except (KeyError, TypeError):
-        return False
+        body, _, sigs = signed.decode().partition("\n\n")
+        origin, size, root = body.split("\n")
+        text, head = (body + "\n").encode(), base64.b64decode(root, validate=True)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    for line in sigs.splitlines():
+        dash, name, blob = (line.split(" ") + ["", "", ""])[:3]
+        key = keys.get(name.removeprefix("custody-signing/"))
+        if dash != "\u2014" or not name.startswith("custody-signing/") or key is None:
+            continue
+        want = hashlib.sha256(name.encode() + b"\n\x01" + key.public_bytes_raw()).digest()[:4]
+        try:
+            raw = base64.b64decode(blob, validate=True)
+            if raw[:4] == want:
+                key.verify(raw[4:], text)
+                return origin, int(size), head
+        except (InvalidSignature, ValueError):
+            continue
+    return None
 
 
-def check_events(events: list[dict], record: dict, record_bytes: bytes) -> list[str]:  # type: ignore[type-arg]
-    problems = []
-    for before, event in zip([None, *events], events, strict=False):
-        body = {k: v for k, v in event.items() if k != "hash"}
-        if sha(canonical(body)) != event["hash"]:
-            problems.append(f"ledger event {event['seq']} altered")
-        if before is not None and (
-            event["seq"] != before["seq"] + 1 or event["prev"] != before["hash"]
-        ):
-            problems.append(f"ledger event {event['seq']} does not follow {before['seq']}")
+def check_ledger(folder: Path, record: dict, record_bytes: bytes, keys: dict) -> dict[str, bool]:  # type: ignore[type-arg]
+    """The document's own events, each proven to be in the log a pinned key signed."""
+    files = sorted((folder / "ledger").glob("[0-9]*.json"))
+    entries = {int(p.stem): p.read_bytes() for p in files}
+    events = {seq: json.loads(data) for seq, data in entries.items()}
+    ok_events = bool(events) and all(
+        e["seq"] == seq
+        and e.get("sha256") == record["sha256"]
+        and sha(canonical({k: v for k, v in e.items() if k != "hash"})) == e["hash"]
+        for seq, e in events.items()
+    )
     packet = record.get("packet_event")
-    if packet and not any(
-        e["seq"] == packet["seq"] and e["hash"] == packet["hash"] for e in events
-    ):
-        problems.append("packet event missing or changed")
-    published = [
-        e for e in events if e["kind"] == "published" and e.get("sha256") == record["sha256"]
-    ]
-    if not any(e["detail"].get("record_sha256") == sha(record_bytes) for e in published):
-        problems.append("no published event for this record")
-    return problems
+    if packet and events.get(packet["seq"], {}).get("hash") != packet["hash"]:
+        ok_events = False
+    published = [e for e in events.values() if e["kind"] == "published"]
+    ok_events &= any(e["detail"].get("record_sha256") == sha(record_bytes) for e in published)
+    scope = record.get("tenant") or "_"
+    note = open_note((folder / "ledger" / "checkpoint.note").read_bytes(), keys)
+    ok_note = note is not None and note[0] == f"custody.ledger/{scope}"
+    proofs = json.loads((folder / "ledger" / "proofs.json").read_bytes())
+    ok_incl = ok_note and note is not None and proofs["size"] == note[1] and bool(entries)
+    for seq, data in entries.items():
+        path = [bytes.fromhex(h) for h in proofs["proofs"].get(str(seq), [])]
+        ok_incl = ok_incl and note is not None and included(seq - 1, note[1], data, path, note[2])
+    return {"ledger.events": ok_events, "ledger.checkpoint": ok_note, "ledger.inclusion": ok_incl}
 
 
-def main(folder: Path) -> int:
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="verify a Custody evidence bundle offline")
+    parser.add_argument("folder", type=Path, help="the unzipped bundle")
+    parser.add_argument("--trust", action="append", default=[], metavar="FPR")
+    args = parser.parse_args(argv)
+    folder: Path = args.folder
+    pins = {t.strip().lower().removeprefix("sha256:") for t in args.trust}
+    keys = pinned_keys(folder, pins)
     record_bytes = (folder / "record.json").read_bytes()
     envelope = json.loads(record_bytes)
     record = envelope["record"]
-    key = json.loads((folder / "public_key.json").read_text())
-    events = [json.loads(p.read_text()) for p in sorted((folder / "ledger").glob("*.json"))]
     checks = {
+        "trust.pinned": bool(keys),
         "source.hash": sha((folder / "source.bin").read_bytes()) == record["sha256"],
-        "record.signature": check_signature(envelope, key),
+        "record.signature": signed_by(envelope, keys, "record"),
         "text.checksum": sha((folder / "text.txt").read_bytes()) == record["text_sha256"],
         "pages.checksum": sha((folder / "pages.json").read_bytes()) == record["pages_sha256"],
     }
@@ -131,17 +230,20 @@ def main(folder: Path) -> int:
         checks["pdf.checksum"] = pdf.is_file() and sha(pdf.read_bytes()) == record["pdf_sha256"]
     elif searchable == "original":
         checks["pdf.checksum"] = record["pdf_sha256"] == record["sha256"]
-    checks.update(check_receipts(folder, record["sha256"]))
-    problems = check_events(events, record, record_bytes)
-    checks["ledger.chain"] = not problems
+    if record.get("fields_sha256"):
+        fields = folder / "fields.json"
+        ok = fields.is_file() and sha(fields.read_bytes()) == record["fields_sha256"]
+        checks["fields.checksum"] = ok
+    checks.update(check_ledger(folder, record, record_bytes, keys))
+    checks.update(check_receipts(folder, record["sha256"], keys))
     for name, ok in checks.items():
         print(f"{'PASS' if ok else 'FAIL'}  {name}")
-    for problem in problems:
-        print(f"      {problem}")
+    if not keys:
+        print("      no pinned key in the bundle: give --trust FPR (the key's SHA-256)")
     verdict = all(checks.values())
     print("PASS" if verdict else "FAIL")
     return 0 if verdict else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else ".")))
+    sys.exit(main(sys.argv[1:]))

@@ -10,6 +10,7 @@ subprocess on the unzipped bundle, with nothing from Custody importable.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import subprocess
@@ -24,11 +25,13 @@ from temporalio.client import Client
 from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
+from custody.canonical import canonical_json
 from custody.egress_store import SignedReceipt, add_recipient
 from custody.models import SignedRecord
 from custody.settings import Settings
-from custody.signing import rotate
+from custody.signing import local_public_keys, rotate
 from custody.stores.local import LocalStore
+from custody.trust import fingerprint
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
@@ -85,9 +88,17 @@ def _unzipped(r: Released, sha256: str, tmp_path: Path) -> Path:
     return folder
 
 
-def _verify(folder: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _pins(r: Released) -> list[str]:
+    """``--trust FPR`` for each signing key the operator holds (both, after the rotation)."""
+    held = local_public_keys(r.settings.signing_path, None, production=False)
+    return [arg for key in held for arg in ("--trust", fingerprint(key))]
+
+
+def _verify(
+    folder: Path, cwd: Path, pins: list[str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """The bundle's own verifier, isolated (-I): nothing of Custody on its path."""
-    run = [sys.executable, "-I", str(folder / "verify_bundle.py"), str(folder)]
+    run = [sys.executable, "-I", str(folder / "verify_bundle.py"), *(pins or []), str(folder)]
     return subprocess.run(run, capture_output=True, text=True, cwd=cwd, timeout=60)
 
 
@@ -104,7 +115,7 @@ def test_bundle_receipts_verify_offline_and_a_flipped_byte_fails_by_name(
     receipt_kid = SignedReceipt.model_validate_json(stored).signature.kid
     assert receipt_kid != record.signature.kid  # signed after the rotation
     assert {p.stem for p in (folder / "keys").iterdir()} == {receipt_kid, record.signature.kid}
-    good = _verify(folder, tmp_path)
+    good = _verify(folder, tmp_path, _pins(r))
     assert good.returncode == 0 and good.stdout.strip().endswith("PASS"), good.stdout
     assert f"PASS  receipt.signature:{r.release_id}" in good.stdout
     assert f"PASS  receipt.sources:{r.release_id}" in good.stdout
@@ -113,7 +124,7 @@ def test_bundle_receipts_verify_offline_and_a_flipped_byte_fails_by_name(
     body[at] ^= 0x01  # one hex digit of the packet hash: still valid JSON
     receipt_file.write_bytes(bytes(body))
     json.loads(receipt_file.read_bytes())
-    bad = _verify(folder, tmp_path)
+    bad = _verify(folder, tmp_path, _pins(r))
     assert bad.returncode == 1 and bad.stdout.strip().endswith("FAIL"), bad.stdout
     assert f"FAIL  receipt.signature:{r.release_id}" in bad.stdout
     assert f"PASS  receipt.sources:{r.release_id}" in bad.stdout
@@ -124,5 +135,40 @@ def test_bundle_receipts_of_other_documents_stay_out(released: Released, tmp_pat
     r = released
     folder = _unzipped(r, r.other, tmp_path)
     assert not (folder / "receipts").exists()
-    good = _verify(folder, tmp_path)
+    good = _verify(folder, tmp_path, _pins(r))
     assert good.returncode == 0 and "receipt." not in good.stdout, good.stdout
+
+
+def test_bundle_carries_only_its_own_events_with_inclusion_proofs(
+    released: Released, tmp_path: Path
+) -> None:
+    """No other document's hash or ids travel; each event is proven in the signed log instead."""
+    r = released
+    folder = _unzipped(r, r.sha256, tmp_path)
+    events = [json.loads(p.read_bytes()) for p in sorted((folder / "ledger").glob("0*.json"))]
+    assert events and {e["sha256"] for e in events} == {r.sha256}
+    foreign = [r.other, ids.workflow_id(r.other, r.tenant)]
+    for path in (p for p in folder.rglob("*") if p.is_file() and p.name != "source.bin"):
+        assert not any(f.encode() in path.read_bytes() for f in foreign), path.name
+    good = _verify(folder, tmp_path, _pins(r))
+    assert "PASS  ledger.inclusion" in good.stdout and good.returncode == 0, good.stdout
+    # An event rewritten with a fresh self-hash still holds its own, but not its place in the tree.
+    path = sorted((folder / "ledger").glob("0*.json"))[0]
+    event = json.loads(path.read_bytes())
+    event["actor"] = "someone-else"
+    body = {k: v for k, v in event.items() if k != "hash"}
+    event["hash"] = hashlib.sha256(canonical_json(body)).hexdigest()
+    path.write_bytes(canonical_json(event))
+    forged = _verify(folder, tmp_path, _pins(r))
+    assert "PASS  ledger.events" in forged.stdout and "FAIL  ledger.inclusion" in forged.stdout
+
+
+def test_bundle_verifies_only_against_a_pinned_key(released: Released, tmp_path: Path) -> None:
+    """The keys shipped in the bundle alone prove nothing: no --trust, or a rogue one, FAILs."""
+    folder = _unzipped(released, released.sha256, tmp_path)
+    bare = _verify(folder, tmp_path)
+    assert bare.returncode == 1 and "FAIL  trust.pinned" in bare.stdout, bare.stdout
+    assert "FAIL  record.signature" in bare.stdout and "FAIL  ledger.checkpoint" in bare.stdout
+    rogue = rotate(tmp_path / "rogue")
+    wrong = _verify(folder, tmp_path, ["--trust", fingerprint(rogue.public)])
+    assert wrong.returncode == 1 and "FAIL  record.signature" in wrong.stdout

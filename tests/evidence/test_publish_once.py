@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from custody import ids
 from custody.ledger import Ledger
 from custody.models import DocState
 from custody.signing import public_keys
 from custody.verification import verify_document, verify_ledger
 from starter.client.submit import submit, wait
-from tests.helpers import make_settings, running_pipeline, spawn_worker
+from tests.helpers import Rig, spawn_worker
 
 pytestmark = pytest.mark.slow
 
@@ -31,21 +28,11 @@ TRIALS = int(os.environ.get("CUSTODY_PUBLISH_KILL_TRIALS", "2"))
 
 
 @pytest.mark.parametrize("trial", range(TRIALS))
-async def test_publish_killed_before_record_still_one_signed_fact(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-    trial: int,
-) -> None:
+async def test_publish_killed_before_record_still_one_signed_fact(rig: Rig, trial: int) -> None:
     """SIGKILL between OCR output and the record: a new worker publishes it once, signed."""
-    settings = make_settings(tmp_path, temporal_address)
-    scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes() + b"\0" * trial
-    async with running_pipeline(
-        temporal_client, settings, ocr_engine, with_io_worker=False
-    ) as custody:
+    settings, tenant, tmp_path = rig.settings(), rig.tenant, rig.home
+    scan = rig.scan() + b"\0" * trial
+    async with rig.pipeline(settings, with_io_worker=False) as custody:
         doomed = await spawn_worker(
             "workers.io", settings, tmp_path / "io-1.log", "publish.before_record=kill"
         )

@@ -23,7 +23,11 @@ async def test_quarantine_release_reruns_and_reject_is_final(
     tenant: str,
 ) -> None:
     """Two documents quarantined by an OCR fault: one released and published, one rejected."""
-    settings = make_settings(tmp_path, temporal_address)
+    # FailingEngine crashes on every page, which the OCR breaker rightly counts as
+    # the engine being down: two documents x three attempts would open it after
+    # CUSTODY_BREAKER_FAILURES=5 and end the second document CIRCUIT_OPEN. This
+    # test is about quarantine review, not the breaker (tests/workers/test_breaker.py).
+    settings = make_settings(tmp_path, temporal_address, breaker_failures=1000)
     scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
     async with running_pipeline(temporal_client, settings, FailingEngine(ocr_engine)) as custody:
         subs = [

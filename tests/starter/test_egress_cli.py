@@ -248,6 +248,9 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
         "egress.before_receipt",
         "policy.pinned",
         "ledger.chain",
+        "ledger.tree",
+        "ledger.witness",
+        "ledger.index",
         "manifest.hash",
     }
     key = eg.release_file_key(r.tenant, r.release_id, r.answer["files"][0]["name"])
@@ -268,7 +271,17 @@ def _receipt_seq(r: Released) -> int:
     ("target", "change", "checks"),
     [
         ("receipt", "rewrite", {"receipt.signature", "receipt.event"}),
-        ("event", "delete", {"egress.event", "egress.before_receipt", "ledger.chain"}),
+        (
+            "event",
+            "delete",
+            {
+                "egress.event",
+                "egress.before_receipt",
+                "ledger.chain",
+                "ledger.tree",
+                "ledger.index",
+            },
+        ),
     ],
 )
 async def test_egress_verify_names_the_check_that_fails(

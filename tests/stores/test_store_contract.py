@@ -17,7 +17,7 @@ import sys
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,13 +70,6 @@ def _s3_store(endpoint: str, prefix: str = "", **kw: Any) -> S3Store:
     store = S3Store(client, settings.s3_bucket, settings.s3_prefix, lock_days)
     store.ensure_bucket(object_lock=object_lock)
     return store
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint() -> Iterator[str]:
-    server, endpoint = _moto()
-    yield endpoint
-    server.stop()
 
 
 @pytest.fixture(params=["local", "s3"])

@@ -1,0 +1,141 @@
+"""Evidence bundles: a zip an auditor verifies offline with verify_bundle.py alone.
+
+A bundle carries the document's objects, its signed record and receipts, and
+only its own ledger events, each with an RFC 9162 inclusion proof in the
+newest signed checkpoint of its tenant's log. So it verifies without any other
+document's hashes, ids or sizes, and only against keys the auditor pins
+(``verify_bundle.py --trust FPR``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+from custody import ids, tlog
+from custody.canonical import canonical_json
+from custody.egress import EgressKind, releases_prefix
+from custody.egress_store import SignedReceipt, hand_out
+from custody.errors import ConfigurationError
+from custody.ledger import Ledger
+from custody.models import SignedRecord
+from custody.signing import public_keys
+from custody.stores import ObjectStore
+
+
+def export_bundle(
+    store: ObjectStore, sha256: str, tenant: str | None, out: Path, *, actor: str
+) -> Path:
+    """A zip an auditor can check with verify_bundle.py alone (see VERIFY.md inside).
+
+    It carries the document's own events, each with its inclusion proof in the
+    newest signed checkpoint: no other document's hash, id or size.
+    """
+    record_bytes = store.get(ids.record_key(sha256, tenant))
+    signed = SignedRecord.model_validate_json(record_bytes)
+    record = signed.record
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("source.bin", store.get(record.source_key))
+        z.writestr("text.txt", store.get(record.text_key))
+        z.writestr("pages.json", store.get(record.pages_key))
+        if record.searchable == "built" and record.pdf_key:
+            z.writestr("searchable.pdf", store.get(record.pdf_key))
+        if record.fields_key:  # the fields read, their hash in the record
+            z.writestr("fields.json", store.get(record.fields_key))
+        z.writestr("record.json", record_bytes)
+        z.writestr("packet.json", store.get(ids.packet_key(sha256, tenant)))
+        keys = public_keys(store)
+        z.writestr("public_key.json", canonical_json(keys[signed.signature.kid]))
+        kids = {signed.signature.kid, _add_ledger(z, Ledger(store, tenant), sha256)}
+        kids |= _add_receipts(z, store, sha256, tenant)
+        for kid in sorted(kids & keys.keys()):  # receipts and checkpoints may use newer keys
+            z.writestr(f"keys/{kid}.json", canonical_json(keys[kid]))
+        z.writestr("verify_bundle.py", _verifier_source())
+        z.writestr("VERIFY.md", _VERIFY_MD.format(sha256=sha256))
+    # The bundle carries the source and its text: it leaves only once the egress event is in.
+    out.write_bytes(
+        hand_out(store, tenant, EgressKind.EXPORT, buf.getvalue(), actor=actor, documents=[sha256])
+    )
+    return out
+
+
+def _add_ledger(z: zipfile.ZipFile, ledger: Ledger, sha256: str) -> str:
+    """The document's events, the newest checkpoint, and each event's inclusion proof in it.
+
+    Returns the key ID that signed the checkpoint. Reads every event up to the
+    checkpoint to build the proofs; only the document's own go into the zip.
+    """
+    size = max(ledger.checkpoint_sizes(), default=0)
+    mine = [e.seq for e in ledger.for_document(sha256) if e.seq <= size]
+    if not mine:
+        raise ConfigurationError(
+            detail=f"no signed checkpoint covers {sha256[:12]}'s events yet (custody audit seal)"
+        )
+    note = json.loads(ledger.stored_checkpoint(size))["note"]
+    leaves = [tlog.leaf_hash(ledger.entry(seq)) for seq in range(1, size + 1)]
+    proofs = {str(s): [h.hex() for h in tlog.inclusion_proof(leaves, s - 1)] for s in mine}
+    for seq in mine:
+        z.writestr(f"ledger/{seq:012d}.json", ledger.entry(seq))
+    z.writestr("ledger/checkpoint.note", note)
+    z.writestr("ledger/proofs.json", canonical_json({"size": size, "proofs": proofs}))
+    return str(note.rpartition("custody-signing/")[2].partition(" ")[0])
+
+
+def _add_receipts(
+    z: zipfile.ZipFile, store: ObjectStore, sha256: str, tenant: str | None
+) -> set[str]:
+    """Every signed receipt of a release of the document; returns the key IDs that signed them.
+
+    Only the tenant's releases are listed, and of their objects only receipts are read.
+    """
+    kids = set()
+    for key in store.list(releases_prefix(tenant)):
+        if not key.endswith("/receipt.json"):
+            continue
+        body = store.get(key)
+        signed = SignedReceipt.model_validate_json(body)
+        if sha256 in signed.receipt.sources:
+            z.writestr(f"receipts/{signed.receipt.release_id}.json", body)
+            kids.add(signed.signature.kid)
+    return kids
+
+
+def _verifier_source() -> str:
+    return resources.files("starter.evidence").joinpath("verify_bundle.py").read_text()
+
+
+_VERIFY_MD = """# Verifying this evidence bundle
+
+Document SHA-256: `{sha256}`. Needs Python 3 and the `cryptography` package; nothing
+from Custody. Ask Custody's operator, out of band, for the SHA-256 fingerprint of each
+signing key (`custody evidence keys`), then:
+
+    unzip bundle.zip -d bundle
+    python bundle/verify_bundle.py --trust FPR [--trust FPR2 ...] bundle
+
+It prints PASS or FAIL for each check and exits 0 only if all pass. Keys shipped in
+the bundle (public_key.json, keys/) are only where a pinned key is found: a key whose
+fingerprint was not given with --trust verifies nothing.
+
+- `trust.pinned`: at least one key in the bundle has a pinned fingerprint.
+- `source.hash`: sha256(source.bin) is the record's `sha256`: these are the bytes that were OCR'd.
+- `record.signature`: record.json's Ed25519 signature over the RFC 8785 canonical JSON of
+  `record`, by a pinned key.
+- `text.checksum`, `pages.checksum`: sha256(text.txt), sha256(pages.json) match the record.
+- `pdf.checksum` (records with a searchable PDF): sha256(searchable.pdf) matches the record's
+  `pdf_sha256`; for a born-digital PDF (`searchable` "original") `pdf_sha256` equals `sha256`.
+- `ledger.events`: the files in ledger/ are this document's own ledger events (no other
+  document's); each `hash` is sha256 of its canonical JSON without `hash`, the record's
+  `packet_event` is among them, and a `published` event names sha256(record.json).
+- `ledger.checkpoint`: ledger/checkpoint.note is a C2SP signed note (origin
+  `custody.ledger/<tenant or _>`, tree size, base64 root hash) signed by a pinned key.
+- `ledger.inclusion`: each event file, as stored, is leaf `seq - 1` of that Merkle tree
+  (RFC 9162: leaf SHA-256(0x00 || bytes), node SHA-256(0x01 || left || right)), by the
+  inclusion proof in ledger/proofs.json.
+- `receipt.signature:<release id>`, `receipt.sources:<release id>`: each receipt in receipts/
+  is signed by a pinned key and names this document among its `sources`.
+"""
