@@ -2,7 +2,8 @@
 
 ``release`` runs the document again under its own workflow ID (a recorded
 operator action); ``reject`` is final. The reason is stored beside the
-decision; only its hash enters the ledger.
+decision; only its hash enters the ledger, and the append is checkpointed and
+witnessed at once (this process registers a notary, as the workers do).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
 from custody import ids
+from custody.checkpoints import notary_from_settings
 from custody.errors import NotFound
+from custody.ledger import notarize
 from custody.models import DocumentInput
 from custody.queues import WORKFLOW_NAME
 from custody.refs import RefKeys
@@ -70,6 +73,7 @@ def _quarantined(store: ObjectStore, sha256: str, tenant: str | None) -> ev.Docu
 def _reject(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     _quarantined(store, args.sha256, args.tenant)
+    notarize(store, notary_from_settings(settings))
     key = ev.decide(store, args.sha256, args.tenant, "reject", args.by, args.reason)
     emit(args, {"decision": key}, f"rejected for good; recorded at {key}")
     return Exit.OK
@@ -78,6 +82,7 @@ def _reject(args: argparse.Namespace, settings: Settings) -> int:
 async def _release(args: argparse.Namespace, client: CustodyClient) -> int:
     # Connected first: a decision is recorded only when the run can be started.
     ref = _quarantined(client.store, args.sha256, args.tenant)
+    notarize(client.store, notary_from_settings(client.settings))
     key = ev.decide(client.store, args.sha256, args.tenant, "release", args.by, args.reason)
     run_id = await _rerun(client, ref)
     emit(args, {"decision": key, "run_id": run_id}, f"released; running again as run {run_id}")

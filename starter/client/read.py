@@ -215,3 +215,18 @@ def latest_outcome(store: ObjectStore, sha256: str, tenant: str | None) -> Outco
         for key in store.list(ids.outcome_prefix(sha256, tenant))
     ]
     return max(outcomes, key=lambda o: o.concluded_at, default=None)
+
+
+def settled(store: ObjectStore, sha256: str, tenant: str | None) -> OutcomeRecord | None:
+    """The quarantine or rejection that answers a resubmission of these bytes, from the
+    store (it outlives Temporal's retention); None once an operator released it since."""
+    outcome = latest_outcome(store, sha256, tenant)
+    if outcome is None:
+        return None
+    folder = f"decisions/{ids.scope(tenant)}/{sha256}/"
+    for key in store.list(folder):
+        stamp, _, action = key[len(folder) :].removesuffix(".json").partition("-")
+        at = datetime.strptime(stamp, "%Y%m%dT%H%M%S%fZ").replace(tzinfo=UTC)
+        if action == "release" and at > outcome.concluded_at:
+            return None
+    return outcome
