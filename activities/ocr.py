@@ -34,12 +34,10 @@ so heartbeats stop after the page deadline, as with a hung decoder.
 
 from __future__ import annotations
 
-import contextvars
 import os
-import threading
 import time
 from collections.abc import Callable, Generator, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -51,13 +49,15 @@ from activities.audit import record
 from activities.engines.base import OcrEngine
 from activities.engines.lanes import EngineLanes
 from activities.faults import coded, fault_point
-from activities.inspect.sandboxed import iter_pages_sandboxed
+from activities.fields.marks import find_marks
+from activities.heartbeat import heartbeating
+from activities.inspect.sandboxed import iter_layers_sandboxed, iter_pages_sandboxed
 from activities.inspect.untrusted import prewarm
 from activities.output import load_pages, mean_confidence, merge_pdfs
 from activities.pages.raster import PDF, GrayPage
 from activities.pages.searchable import searchable_pdf
 from activities.pages.textlayer import ENGINE as TEXT_LAYER_ENGINE
-from activities.pages.textlayer import layer_sha256, layers_or_images
+from activities.pages.textlayer import layer_sha256
 from activities.scratch import StagingArea
 from custody import ids
 from custody.errors import Code, Quarantined
@@ -170,13 +170,13 @@ class OcrActivities:
             for index, image in pages:
                 yield self._recognise(image, index, attempt), image
             return
-        # Only pages without a text layer are rendered for the engine.
-        with self._renderer(path, inp.media_type) as render:
-            for index, layer, rendered in layers_or_images(path, self._dpi, start, render):
-                if layer is not None:
-                    yield layer.model_copy(update={"source": "text-layer"}), None
-                elif rendered is not None:
-                    yield self._recognise(rendered, index, attempt), rendered
+        # Only pages without a text layer are rendered for the engine; the child
+        # reads the layers too, so pdfium never opens the document here.
+        for index, layer, rendered in iter_layers_sandboxed(path, self._dpi, start, self._limits):
+            if layer is not None:
+                yield layer.model_copy(update={"source": "text-layer"}), None
+            elif rendered is not None:
+                yield self._recognise(rendered, index, attempt), rendered
 
     def _recognise(self, image: GrayPage, index: int, attempt: int) -> PageText:
         def waiting() -> None:
@@ -187,7 +187,9 @@ class OcrActivities:
             _heartbeat_while(index, self._page_deadline_s),
         ):
             _hang_point(attempt)
-            return self._engine.recognise(image, index)
+            page = self._engine.recognise(image, index)
+        # Checkboxes are seen here, where the pixels are: consent is read from them later.
+        return page.model_copy(update={"marks": find_marks(image)})
 
     def _searchable(
         self, path: Path, inp: OcrInput, pages: list[PageText], built: dict[int, bytes], token: str
@@ -277,29 +279,11 @@ def _hang_point(attempt: int) -> None:
             time.sleep(float(seconds))
 
 
-@contextmanager
-def _heartbeat_while(pages_done: int, deadline_s: float, every_s: float = 5.0) -> Iterator[None]:
-    """Heartbeat while one page is recognised, but for at most ``deadline_s``.
-
-    A slow page on a busy machine must not look like a lost worker; a hung page
-    must. So heartbeats continue during a page only up to its deadline, after
-    which they stop and the heartbeat timeout abandons the attempt.
-    """
-    stop = threading.Event()
-    context = contextvars.copy_context()  # the activity context lives in contextvars
-
-    def beat() -> None:
-        end = time.monotonic() + deadline_s
-        while not stop.wait(every_s) and time.monotonic() < end:
-            activity.heartbeat({"pages_done": pages_done, "page_running": True})
-
-    keeper = threading.Thread(target=context.run, args=(beat,), name="page-heartbeat", daemon=True)
-    keeper.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        keeper.join()
+def _heartbeat_while(pages_done: int, deadline_s: float) -> AbstractContextManager[None]:
+    """Heartbeat while one page is recognised, but for at most ``deadline_s``
+    (activities.heartbeat: a hung page must look lost, a slow one must not)."""
+    details = {"pages_done": pages_done, "page_running": True}
+    return heartbeating(details, deadline_s, "page-heartbeat")
 
 
 def _heartbeat() -> None:

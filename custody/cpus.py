@@ -1,4 +1,4 @@
-"""Cores of the engine's own: which CPUs Tesseract's helpers run on, and which the rest.
+"""Cores of the engine's own: which CPUs the engine's helpers run on, and which the rest.
 
 On one box the OCR engine is the bottleneck, and everything else (the Temporal
 dev server, the I/O worker, the OCR worker's own threads) is short bursts of
@@ -10,9 +10,10 @@ cut the wait to 0.3-0.5 %.
 
 ``CUSTODY_ENGINE_CPUS``:
 
-- ``auto`` (default): with the Tesseract engine, when this process may run on
-  more CPUs than the OCR worker has lanes, the last ``lanes`` of them are the
-  engine's, one helper each; the OCR worker keeps its own threads on the
+- ``auto`` (default): with an engine that runs in helper processes (PP-OCR's
+  ``rapidocr`` or ``tesseract``), when this process may run on more CPUs than
+  the OCR worker has lanes, the last ``lanes`` of them are the engine's, one
+  helper each, with one thread; the OCR worker keeps its own threads on the
   others, and ``custody up`` starts the dev server, codec server and I/O
   worker on the others too. Otherwise nothing is pinned.
 - ``off``: nothing is pinned.
@@ -25,6 +26,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+#: Engines whose lanes are helper processes, one per core (activities.engines).
+HELPER_ENGINES = ("rapidocr", "tesseract")
 
 
 @dataclass(frozen=True)
@@ -58,8 +62,8 @@ def plan(setting: str, lanes: int, engine: str) -> CpuPlan | None:
         return None
     available = sorted(os.sched_getaffinity(0))
     if setting == "auto":
-        # EasyOCR's threads run inside the worker: only Tesseract's helpers can be given cores.
-        if engine != "tesseract" or len(available) <= lanes:
+        # EasyOCR's threads run inside the worker: only helper processes can be given cores.
+        if engine not in HELPER_ENGINES or len(available) <= lanes:
             return None
         chosen = tuple(available[-lanes:])
     else:

@@ -95,6 +95,7 @@ class _ReaderKey:
     languages: tuple[str, ...]
     model_dir: str
     quantize: bool
+    gpu: bool = False
 
 
 _READERS: dict[_ReaderKey, Any] = {}
@@ -119,7 +120,7 @@ def _load_reader(key: _ReaderKey) -> Any:
     # network directory would otherwise be created under ~/.EasyOCR.
     return easyocr.Reader(
         list(key.languages),
-        gpu=False,
+        gpu=key.gpu,
         model_storage_directory=key.model_dir,
         user_network_directory=key.model_dir,
         detect_network=_DETECTOR,
@@ -140,11 +141,18 @@ def _sha256_file(path: str) -> str:
 
 
 class EasyOcrEngine:
-    """EasyOCR on CPU, one shared reader per process, settings recorded per result."""
+    """EasyOCR on CPU (or CUDA), one shared reader per process, settings recorded per result."""
 
     name = "easyocr"
 
-    def __init__(self, torch_threads: int, *, model_dir: str | None = None, **tuning: Any) -> None:
+    def __init__(
+        self,
+        torch_threads: int,
+        *,
+        model_dir: str | None = None,
+        device: str = "cpu",
+        **tuning: Any,
+    ) -> None:
         import easyocr
         import easyocr_en_models
         import torch
@@ -158,7 +166,11 @@ class EasyOcrEngine:
         self.torch_threads = torch_threads
         self.tuning = dataclasses.replace(EasyOcrTuning(), **tuning)
         model_dir = model_dir or str(easyocr_en_models.model_dir())
-        self._key = _ReaderKey(("en",), model_dir, quantize=True)
+        # CUDA when asked for ("cuda") or offered ("auto"), decided once, at worker start.
+        gpu = device == "cuda" or (device == "auto" and bool(torch.cuda.is_available()))
+        if gpu and not torch.cuda.is_available():
+            raise ValueError("CUSTODY_OCR_DEVICE=cuda but torch sees no CUDA device")
+        self._key = _ReaderKey(("en",), model_dir, quantize=not gpu, gpu=gpu)
         self.version = f"{easyocr.__version__}+torch{torch.__version__}"
 
     def reader(self) -> Any:
@@ -177,7 +189,7 @@ class EasyOcrEngine:
             detector=_DETECTOR,
             recogniser=_RECOGNISER,
             quantize=self._key.quantize,
-            device="cpu",
+            device="cuda" if self._key.gpu else "cpu",
             torch_threads=self.torch_threads,
         )
         return settings

@@ -1,12 +1,14 @@
 """Build the OCR engine the settings name, exactly as the OCR worker and the benchmark use it.
 
-``CUSTODY_OCR_ENGINE`` picks it: ``tesseract`` (the default: Tesseract on
-resolution-normalised pages, measured 18.4x bare EasyOCR's speed and more
-accurate than bare Tesseract), ``hybrid`` (the same, with EasyOCR's recogniser
-re-reading the words Tesseract is unsure of: +0.005 word F1, within one page's
-noise, for 1.7-2.6x the time and 100 MB of weights) or ``easyocr`` (CRAFT
-detection and EasyOCR recognition, the engine before issue #6). Figures:
-docs/ocr-benchmark.md. The engine's
+``CUSTODY_OCR_ENGINE`` picks it: ``rapidocr`` (the default: PP-OCRv6 on
+onnxruntime, one helper per lane, measured the most accurate by far on the
+corpus, several times Tesseract's CPU per page), ``tesseract`` (the light option:
+Tesseract on resolution-normalised pages, no model weights beyond its
+traineddata), ``hybrid`` (Tesseract with EasyOCR's recogniser re-reading the
+words it is unsure of) or ``easyocr`` (CRAFT detection and EasyOCR
+recognition, the engine the design names). Figures: docs/ocr-benchmark.md.
+``CUSTODY_OCR_DEVICE`` (auto, cpu, cuda) puts rapidocr and easyocr on a GPU
+when one is offered; the device is recorded in every result. The engine's
 name, version, parameters and model hashes go into every result, so a change
 of engine shows in the signed record; ``build_recorded`` rebuilds one from
 such a record (a pinned, known-good configuration).
@@ -19,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from activities.engines.base import EasyOcrEngine, EasyOcrTuning, OcrEngine, ParamValue
+from activities.engines.rapid import RapidOcrEngine, RapidTuning
 from activities.engines.tesseract import TesseractEngine, TesseractTuning
 from custody.cpus import CpuPlan
 from custody.errors import ConfigurationError
@@ -30,15 +33,19 @@ from custody.settings import Settings
 HYBRID_REFINE_BELOW = 0.70
 HYBRID_REFINE_ACCEPT = 0.70
 
-Engine = EasyOcrEngine | TesseractEngine
+Engine = EasyOcrEngine | TesseractEngine | RapidOcrEngine
 
 
 def build_engine(settings: Settings, *, warm: bool = True) -> OcrEngine:
     """The configured engine; ``warm`` loads models and hashes them now, to fail at start."""
     threads = settings.effective_torch_threads()
     engine: Engine
-    if settings.ocr_engine == "easyocr":
-        engine = EasyOcrEngine(torch_threads=threads)
+    if settings.ocr_engine == "rapidocr":
+        engine = RapidOcrEngine(
+            _lane_threads(settings), device=settings.ocr_device, **_deadline(settings)
+        )
+    elif settings.ocr_engine == "easyocr":
+        engine = EasyOcrEngine(torch_threads=threads, device=settings.ocr_device)
     elif settings.ocr_engine == "hybrid":
         engine = TesseractEngine(
             threads, refine_below=HYBRID_REFINE_BELOW, refine_accept=HYBRID_REFINE_ACCEPT
@@ -51,7 +58,12 @@ def build_engine(settings: Settings, *, warm: bool = True) -> OcrEngine:
 
 
 def build_recorded(
-    name: str, params: Mapping[str, ParamValue], torch_threads: int, *, warm: bool = True
+    name: str,
+    params: Mapping[str, ParamValue],
+    torch_threads: int,
+    *,
+    warm: bool = True,
+    device: str = "auto",
 ) -> OcrEngine:
     """The engine a result recorded (its ``engine`` name and ``params``), tuned as it was.
 
@@ -59,8 +71,10 @@ def build_recorded(
     thread counts) describe the host or are fixed by the engine.
     """
     engine: Engine
-    if name == "easyocr":
-        engine = EasyOcrEngine(torch_threads, **_tuning(EasyOcrTuning, params))
+    if name == "rapidocr":
+        engine = RapidOcrEngine(torch_threads, device=device, **_tuning(RapidTuning, params))
+    elif name == "easyocr":
+        engine = EasyOcrEngine(torch_threads, device=device, **_tuning(EasyOcrTuning, params))
     elif name in ("tesseract", "tesseract+easyocr"):
         engine = TesseractEngine(torch_threads, **_tuning(TesseractTuning, params))
     else:
@@ -71,15 +85,28 @@ def build_recorded(
 
 
 def give_cores(engine: OcrEngine, plan: CpuPlan) -> bool:
-    """Pin the engine's Tesseract helpers to the plan's cores (``custody.cpus``).
+    """Pin the engine's helpers (Tesseract's or PP-OCR's) to the plan's cores (``custody.cpus``).
 
     False when the engine runs EasyOCR inside this process: its threads need
     the cores the plan would take from them.
     """
+    if isinstance(engine, RapidOcrEngine) and engine.device == "cpu":
+        engine.pin(plan.engine)
+        return True
     if not isinstance(engine, TesseractEngine) or engine.name != "tesseract":
         return False
     engine.pin(plan.engine)
     return True
+
+
+def _lane_threads(settings: Settings) -> int:
+    """onnxruntime threads per helper: one when each lane has a core of its own, else a share."""
+    return 1 if settings.cpu_plan() is not None else settings.effective_torch_threads()
+
+
+def _deadline(settings: Settings) -> dict[str, Any]:
+    # A page is cancelled (its helper killed) when its heartbeats stop (activities.ocr).
+    return {"timeout_s": settings.ocr_page_deadline_s}
 
 
 def _tuning(kind: type, params: Mapping[str, ParamValue]) -> dict[str, Any]:
@@ -94,7 +121,9 @@ def configured_engine(settings: Settings, registry: ConfigRegistry, actor: str) 
     if pinned is None:
         engine = build_engine(settings)
     else:
-        engine = build_recorded(pinned.engine, pinned.params, settings.effective_torch_threads())
+        rapid = pinned.engine == "rapidocr"
+        threads = _lane_threads(settings) if rapid else settings.effective_torch_threads()
+        engine = build_recorded(pinned.engine, pinned.params, threads, device=settings.ocr_device)
         installed = engine.model_hashes()
         if installed != pinned.model_hashes:
             # Same parameters over other model files would not be the known-good one.

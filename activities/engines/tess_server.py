@@ -27,44 +27,37 @@ crosses this pipe; a failure names the library's complaint, never the text.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-import os
-import select
 import struct
-import subprocess
 import sys
-import time
 
 import numpy as np
 import numpy.typing as npt
 
+from activities.engines.lane_helper import (
+    _FAILED,
+    _OK,
+    LaneHelper,
+    reply,
+    requests,
+)
 from custody.errors import HelperError as HelperError
 
 _REQUEST = struct.Struct("<IIII")
-_FRAME = struct.Struct("<BI")
-_OK, _FAILED = 0, 1
 _KILL_GRACE_S = 5.0  # past the page deadline, before an unanswering helper is killed
 _LIBRARY = "libtesseract.so.5"
 
 
-class TesseractHelper:
+class TesseractHelper(LaneHelper):
     """One helper process, started on first use and restarted after it fails."""
 
     def __init__(
         self, tessdata: str, language: str, oem: int, psm: int, start_timeout_s: float = 60.0
     ) -> None:
-        self._argv = [sys.executable, "-m", __name__, tessdata, language, str(oem), str(psm)]
-        self._start_timeout_s = start_timeout_s
-        self._proc: subprocess.Popen[bytes] | None = None
+        argv = [sys.executable, "-m", __name__, tessdata, language, str(oem), str(psm)]
+        # One OpenMP thread: a lane is one core's worth of work (activities.engines.lanes).
+        super().__init__(argv, "tesseract", {"OMP_THREAD_LIMIT": "1"}, start_timeout_s)
         self.version = ""
-        self.cpu: int | None = None  # the core it runs on (custody.cpus), None: any
-
-    def pin(self, cpu: int | None) -> None:
-        """Run on ``cpu`` from now on (and after a restart); None: any core."""
-        self.cpu = cpu
-        if self._proc is not None and self._proc.poll() is None:
-            _set_cpu(self._proc.pid, cpu)
 
     def start(self) -> str:
         """Start the helper now (a missing library fails here); the library's version."""
@@ -78,100 +71,12 @@ class TesseractHelper:
         boxes in the TSV are in upscaled pixels.
         """
         height, width = gray.shape
-        proc = self._running()
         request = _REQUEST.pack(width, height, max(1, int(timeout_s * 1000)), scale)
-        try:
-            _write_all(_fd(proc.stdin), request)
-            _write_all(_fd(proc.stdin), np.ascontiguousarray(gray).data.cast("B"))
-            status, payload = _read_frame(_fd(proc.stdout), timeout_s + _KILL_GRACE_S)
-        except (OSError, HelperError) as err:
-            self.close()
-            raise HelperError(f"tesseract helper lost a page: {err}") from None
-        if status != _OK:
-            raise HelperError(f"tesseract failed: {payload.decode('utf-8', 'replace')[-300:]}")
+        payload = self._exchange(request, gray, timeout_s + _KILL_GRACE_S)
         return payload.decode("utf-8", errors="replace")
 
-    def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        for pipe in (proc.stdin, proc.stdout):
-            if pipe is not None:
-                pipe.close()  # end of input: an idle helper exits by itself
-        try:
-            proc.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc
-        self.close()
-        # One OpenMP thread: a lane is one core's worth of work (activities.engines.lanes).
-        env = os.environ | {"OMP_THREAD_LIMIT": "1"}
-        proc = subprocess.Popen(
-            self._argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,  # Tesseract's chatter ("Estimating resolution ...")
-            env=env,
-        )
-        self._proc = proc  # from here on, close() reaps it and its pipes on every path
-        try:
-            _set_cpu(proc.pid, self.cpu)
-            status, payload = _read_frame(_fd(proc.stdout), self._start_timeout_s)
-        except HelperError as err:
-            proc.kill()
-            self.close()
-            raise HelperError(f"tesseract helper did not start: {err}") from None
-        if status != _OK:
-            self.close()
-            raise HelperError(f"tesseract helper did not start: {payload.decode()[-300:]}")
+    def _started(self, payload: bytes) -> None:
         self.version = payload.decode()
-        return proc
-
-
-def _set_cpu(pid: int, cpu: int | None) -> None:
-    if cpu is not None:
-        with contextlib.suppress(ProcessLookupError):  # died at once: its start frame says why
-            os.sched_setaffinity(pid, {cpu})
-
-
-def _fd(pipe: object) -> int:
-    fileno = getattr(pipe, "fileno", None)
-    if fileno is None:
-        raise HelperError("helper pipe closed")
-    return int(fileno())
-
-
-def _write_all(fd: int, data: bytes | memoryview) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]  # blocking: one call for most pages
-
-
-def _read_frame(fd: int, timeout_s: float) -> tuple[int, bytes]:
-    deadline = time.monotonic() + timeout_s
-    status, length = _FRAME.unpack(_read_exact(fd, _FRAME.size, deadline))
-    return status, _read_exact(fd, length, deadline)
-
-
-def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
-    """``size`` bytes from ``fd``, by ``deadline`` (time.monotonic; None: no deadline)."""
-    chunks: list[bytes] = []
-    poller = select.poll()  # not select(): a busy worker's descriptors pass 1024
-    poller.register(fd, select.POLLIN)
-    while size:
-        wait_ms = None if deadline is None else int((deadline - time.monotonic()) * 1000)
-        if (wait_ms is not None and wait_ms <= 0) or not poller.poll(wait_ms):
-            raise HelperError("no answer before the page deadline")
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            raise HelperError("helper exited")
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
 
 
 # -- the helper process --------------------------------------------------------------
@@ -232,28 +137,18 @@ def _upscaled(pixels: bytes, width: int, height: int, scale: int) -> tuple[bytes
 
 
 def _serve(tessdata: str, language: str, oem: str, psm: str) -> int:
-    out = sys.stdout.fileno()
-
-    def reply(status: int, payload: bytes) -> None:
-        _write_all(out, _FRAME.pack(status, len(payload)) + payload)
-
     try:
         api = _Api(tessdata, language, int(oem), int(psm))
     except (OSError, AttributeError, HelperError) as err:
         reply(_FAILED, str(err).encode())
         return 2
     reply(_OK, api.version.encode())
-    while True:
-        try:
-            head = _read_exact(0, _REQUEST.size, None)
-            width, height, deadline_ms, scale = _REQUEST.unpack(head)
-            pixels = _read_exact(0, width * height, None)
-        except HelperError:
-            return 0  # the worker closed the pipe or exited
+    for (width, height, deadline_ms, scale), pixels in requests(_REQUEST):
         try:
             reply(_OK, api.tsv(pixels, width, height, deadline_ms, scale).encode())
         except HelperError as err:
             reply(_FAILED, str(err).encode())
+    return 0  # the worker closed the pipe or exited
 
 
 if __name__ == "__main__":

@@ -156,9 +156,10 @@ def test_hybrid_engine_refines_unsure_words_with_easyocr() -> None:
 
 
 def test_build_engine_follows_the_setting() -> None:
-    """CUSTODY_OCR_ENGINE picks the engine; tesseract is the default."""
-    assert Settings().ocr_engine == "tesseract"
-    assert build_engine(Settings(), warm=False).name == "tesseract"
+    """CUSTODY_OCR_ENGINE picks the engine; rapidocr is the default, tesseract the light one."""
+    assert Settings().ocr_engine == "rapidocr"
+    assert build_engine(Settings(), warm=False).name == "rapidocr"
+    assert build_engine(Settings(ocr_engine="tesseract"), warm=False).name == "tesseract"
     easy = build_engine(Settings(ocr_engine="easyocr", torch_threads=1), warm=False)
     assert easy.name == "easyocr"
 

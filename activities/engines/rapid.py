@@ -1,0 +1,225 @@
+"""PP-OCRv6 (RapidOCR on onnxruntime) behind the ``OcrEngine`` protocol.
+
+The models ship inside the ``rapidocr`` wheel and are named by explicit path,
+so nothing is ever downloaded; their sha256 must match ``MODELS``
+(``activities.engines.rapid_models``, with their licence), the files reviewed
+for this release, or the engine refuses to start. Each lane has
+its own helper process (``activities.engines.rapid_server``) with the models
+loaded once and one onnxruntime thread on the lane's core; the detector's
+resolution is chosen per page; a page past its deadline is cancelled by
+killing its helper. ``device`` is ``cuda`` when onnxruntime offers its CUDA
+provider (``onnxruntime-gpu``) and the settings allow it, chosen when the
+engine is built and recorded in every result. Measurements: docs/ocr-benchmark.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import version
+from typing import Any, Literal
+
+from activities.engines.base import (
+    ParamValue,
+    _as_gray_u8,
+    _sha256_file,
+    mean_confidence,
+    reading_order_text,
+)
+from activities.engines.rapid_models import MODEL_LICENCE, MODELS, cuda_available, model_dir
+from activities.engines.rapid_server import RapidHelper
+from activities.engines.rapid_wire import LIMIT_MAX, LIMIT_MIN, Line
+from activities.engines.rapid_words import line_words, tighten
+from activities.pages.raster import GrayPage
+from custody.errors import ConfigurationError
+from custody.models import PageText, Word
+
+Device = Literal["cpu", "cuda"]
+
+
+@dataclass(frozen=True)
+class RapidTuning:
+    """What shapes the output; the defaults are the measured winners (module docstring)."""
+
+    det_max_side: int = 960  # pages longer than this are detected at this long side ...
+    det_min_side: int = 736  # ... and pages shorter than this detected at this short side
+    rec_batch_num: int = 6  # line crops per recogniser call
+    text_score: float = 0.5  # lines the recogniser scores lower are dropped
+    box_thresh: float = 0.5  # detector: lowest mean score of a text box
+    unclip_ratio: float = 1.6  # detector: how far a box grows around its text
+    word_boxes: bool = True  # word boxes from the recogniser's character positions
+    orientation: bool = True  # turn a page the classifier finds upside down
+    timeout_s: float = 300.0  # one page; past it the helper is killed
+
+
+class RapidOcrEngine:
+    """PP-OCRv6 in one helper process per lane; settings, models and device recorded per result."""
+
+    name = "rapidocr"
+
+    def __init__(self, threads: int, *, device: str = "auto", **tuning: Any) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.tuning = dataclasses.replace(RapidTuning(), **tuning)
+        self.threads = threads
+        self.device: Device = _device(device)
+        self._models = model_dir()
+        self.version = f"rapidocr{version('rapidocr')}+onnxruntime{_ort_version()}"
+        self._idle: list[RapidHelper] = []
+        self._made: list[RapidHelper] = []
+        self._lock = threading.Lock()
+        self._cpus: tuple[int, ...] = ()
+
+    def warm_up(self) -> None:
+        """Check the model files and start one helper now, so a bad install fails at start."""
+        self.model_hashes()
+        with self._helper() as helper:
+            providers = helper.start().get("providers", [])
+        if self.device == "cuda" and "CUDAExecutionProvider" not in providers:
+            raise ConfigurationError(detail="CUDA was chosen but onnxruntime fell back to the CPU")
+
+    def params(self) -> dict[str, ParamValue]:
+        settings: dict[str, ParamValue] = dataclasses.asdict(self.tuning)
+        settings.update(
+            detector=MODELS["det"][0],
+            recogniser=MODELS["rec"][0],
+            classifier=MODELS["cls"][0],
+            model_licence=MODEL_LICENCE,
+            device=self.device,
+            intra_op_threads=self.threads,
+            runtime="onnxruntime",
+        )
+        return settings
+
+    def model_hashes(self) -> dict[str, str]:
+        hashes: dict[str, str] = {}
+        for file, reviewed in MODELS.values():
+            path = self._models / file
+            if not path.is_file():
+                raise ConfigurationError(detail=f"rapidocr model {file} is missing")
+            hashes[file] = _sha256_file(str(path))
+            if reviewed and hashes[file] != reviewed:
+                raise ConfigurationError(
+                    detail=f"rapidocr model {file} is not the reviewed one: review its "
+                    "licence, then record its sha256 in activities.engines.rapid.MODELS"
+                )
+        return hashes
+
+    def recognise(self, image: GrayPage, page: int) -> PageText:
+        started = time.perf_counter()
+        gray = _as_gray_u8(image)
+        height, width = gray.shape
+        side, limit = self.detector_side(width, height)
+        with self._helper() as helper:
+            lines, flipped = helper.read(gray, self.tuning.timeout_s, side, limit)
+        words = [w for line in lines for w in _words(gray, line)]
+        # Boxes stay in the page's pixels; the text follows the page as it reads.
+        upright = [_turned(w, width, height) for w in words] if flipped else words
+        return PageText(
+            page=page,
+            width=width,
+            height=height,
+            text=reading_order_text(upright),
+            words=words,
+            mean_confidence=mean_confidence(words),
+            seconds=round(time.perf_counter() - started, 3),
+        )
+
+    def detector_side(self, width: int, height: int) -> tuple[int, int]:
+        """The detector's resolution for this page: long side capped, short side raised."""
+        t = self.tuning
+        if max(width, height) > t.det_max_side:
+            return t.det_max_side, LIMIT_MAX
+        return t.det_min_side, LIMIT_MIN
+
+    def pin(self, cpus: tuple[int, ...]) -> None:
+        """Run the helpers on these cores, helper i on ``cpus[i % len]`` (custody.cpus)."""
+        with self._lock:
+            self._cpus = cpus
+            for n, helper in enumerate(self._made):
+                helper.pin(self._cpu(n))
+
+    def close(self) -> None:
+        """Stop every helper (tests and the benchmark; a worker's exit closes their pipes)."""
+        with self._lock:
+            for helper in self._made:
+                helper.close()
+
+    def _cpu(self, n: int) -> int | None:
+        return self._cpus[n % len(self._cpus)] if self._cpus else None
+
+    @contextmanager
+    def _helper(self) -> Iterator[RapidHelper]:
+        """An idle helper, or a new one: as many as pages are recognised at once."""
+        with self._lock:
+            helper = self._idle.pop() if self._idle else None
+            if helper is None:
+                helper = RapidHelper(self._config(), orientation=self.tuning.orientation)
+                helper.pin(self._cpu(len(self._made)))
+                self._made.append(helper)
+        try:
+            yield helper
+        finally:
+            with self._lock:
+                self._idle.append(helper)  # a killed one restarts on its next page
+
+    def _config(self) -> dict[str, Any]:
+        """RapidOCR's dotted parameters; every model by path, so nothing is downloaded."""
+        t, ort = self.tuning, "EngineConfig.onnxruntime"
+        paths = {
+            f"{k.capitalize()}.model_path": str(self._models / f) for k, (f, _) in MODELS.items()
+        }
+        return paths | {
+            "Global.log_level": "error",
+            "Global.use_cls": False,  # per page instead (activities.engines.rapid_reader)
+            "Global.text_score": t.text_score,
+            "Global.return_word_box": t.word_boxes,
+            "Det.box_thresh": t.box_thresh,
+            "Det.unclip_ratio": t.unclip_ratio,
+            "Rec.rec_batch_num": t.rec_batch_num,
+            f"{ort}.intra_op_num_threads": self.threads,
+            f"{ort}.inter_op_num_threads": 1,
+            f"{ort}.use_cuda": self.device == "cuda",
+        }
+
+
+def _device(choice: str) -> Device:
+    if choice == "cpu":
+        return "cpu"
+    if choice == "cuda" and not cuda_available():
+        raise ConfigurationError(detail="CUSTODY_OCR_DEVICE=cuda but onnxruntime has no CUDA here")
+    return "cuda" if choice == "cuda" or cuda_available() else "cpu"
+
+
+def _ort_version() -> str:
+    import onnxruntime
+
+    return str(onnxruntime.__version__)
+
+
+def _words(gray: GrayPage, line: Line) -> list[Word]:
+    quad, text, score, found = line
+    pieces = found or line_words(quad, text, score)
+    height, width = gray.shape
+    return [
+        Word(
+            text=w.strip(),
+            confidence=min(max(s, 0.0), 1.0),
+            box=_clipped(tighten(gray, q), width, height),
+        )
+        for w, s, q in pieces
+        if w.strip()
+    ]
+
+
+def _turned(word: Word, width: int, height: int) -> Word:
+    box = [[width - x, height - y] for x, y in word.box]
+    return word.model_copy(update={"box": box[2:] + box[:2]})
+
+
+def _clipped(quad: list[list[float]], width: int, height: int) -> list[list[int]]:
+    return [[min(max(round(x), 0), width), min(max(round(y), 0), height)] for x, y in quad]
