@@ -1,4 +1,4 @@
-"""OCR speed and accuracy: bare EasyOCR, Tesseract, Custody's OCR stage and the pipeline.
+"""OCR speed and accuracy: bare EasyOCR, RapidOCR, Tesseract, Custody's OCR stage, the pipeline.
 
 Every engine sees the same 8-bit page images (``activities.pages.raster``, PDFs at the
 policy's dpi), engines interleaved document by document so that a noisy
@@ -7,6 +7,10 @@ region except for ``pipeline``: submit -> published on a real stack, as
 deployed (``starter.bench.pipeline``), one document alone and then a stream.
 Totals sum pages and seconds; CER and word F1 are unweighted means over
 documents (``starter.bench.report``).
+
+Beside the corpus, degraded variants of a few of its documents
+(``starter.bench.variants``), reported as classes; per class, issue #14's
+targets and the confidence bands (``starter.bench.targets``).
 """
 
 from __future__ import annotations
@@ -20,18 +24,19 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from activities.engines.base import OcrEngine, reading_order_text
+from activities.engines.base import OcrEngine
 from activities.engines.selection import build_engine, give_cores
-from activities.output import PAGE_SEPARATOR
 from activities.pages.raster import GrayPage, iter_pages
 from custody import cpus
 from custody.errors import Code
-from custody.models import Word
 from custody.settings import Settings
+from starter.bench import bare, targets, variants
 from starter.bench import pipeline as bench_pipeline
+from starter.bench.bare import Recogniser
+from starter.bench.degrade import KINDS
 from starter.bench.pipeline import Pipeline
 from starter.bench.report import Figures, figures, plot, ratios_of, table, totals_of
 from starter.cli.output import Exit, emit, fail
@@ -45,7 +50,15 @@ _MEDIA_TYPES = {
     ".tiff": "image/tiff",
     ".pdf": "application/pdf",
 }
-Recogniser = Callable[[GrayPage, int], str]
+
+
+@dataclass(frozen=True)
+class Degrading:
+    """Which degraded variants to read: ``docs`` documents, each as every kind, seeded."""
+
+    docs: int
+    kinds: tuple[str, ...] = KINDS
+    seed: int = 0
 
 
 def default_corpus() -> Path:
@@ -73,27 +86,32 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     # torch's notices about CPU-only pinning and quantisation: noise here.
     warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
     warnings.filterwarnings("ignore", category=DeprecationWarning)
-    results = asyncio.run(_bench(docs, list(args.engines), settings, args.stream_rounds))
+    degrading = Degrading(args.degrade_docs, tuple(args.degradations), args.seed)
+    results = asyncio.run(_bench(docs, list(args.engines), settings, args.stream_rounds, degrading))
     results["corpus"] = str(corpus)
-    emit(args, results, table(results))
+    emit(args, results, "\n".join([table(results), *targets.lines(results)]))
     if args.plot:
         plot(results, args.plot)
     return Exit.OK
 
 
-async def _bench(docs: list[Path], engines: list[str], settings: Settings, rounds: int) -> Figures:
+async def _bench(
+    docs: list[Path], engines: list[str], settings: Settings, rounds: int, degrading: Degrading
+) -> Figures:
     started = time.perf_counter()
     # Built as workers/ocr.py builds it; models load and hash before any timing.
     custody = build_engine(settings)
     recognisers = _recognisers(engines, custody)
     load_s = time.perf_counter() - started
+    dpi = settings.limits.ocr_dpi
     rows: list[Figures] = []
     stream: Figures | None = None
     async with _stack(settings, "pipeline" in engines) as pipeline:
         client = pipeline.client if pipeline else None
         for n, path in enumerate(docs, 1):
             print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
-            rows.append(await _document(path, recognisers, client, settings.limits.ocr_dpi))
+            rows.append(await _document(path, recognisers, client, dpi))
+        extra = await _degraded(docs, degrading, recognisers, dpi)
         if pipeline is not None and rounds > 0:
             print(f"bench ocr: stream, {rounds} round(s)", file=sys.stderr, flush=True)
             _engine_cores(custody, settings)
@@ -113,6 +131,9 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings, round
         ratios["pipeline_stream_cpu_wait_share"] = stream["engine_cpu_wait_share_median"]
         ratios["pipeline_stream_overhead_share_in_run"] = stream["overhead_share_in_run_median"]
         ratios["pipeline_stream_overhead_share_steady"] = stream["overhead_share_steady_median"]
+    classes = targets.classes_of(rows + extra["degraded"], engines)
+    steady = ratios.get("pipeline_stream_overhead_share_steady")
+    floor, review = settings.confidence_floor, settings.confidence_review
     return {
         "engines": totals,
         "documents": rows,
@@ -123,7 +144,30 @@ async def _bench(docs: list[Path], engines: list[str], settings: Settings, round
         "custody_model_hashes": custody.model_hashes(),
         "model_load_seconds": round(load_s, 2),
         "cpus": os.cpu_count(),
+        **extra,
+        "classes": classes,
+        "targets": targets.targets(totals, classes, steady),
+        "calibration": targets.calibration(rows + extra["degraded"], floor, review),
     }
+
+
+async def _degraded(
+    docs: list[Path], degrading: Degrading, recognisers: dict[str, Recogniser], dpi: int
+) -> Figures:
+    """The degraded rows and, when Custody's engine reads skewed pages, the deskew check."""
+    picked = variants.pick(docs, degrading.docs, degrading.seed)
+    kinds = list(degrading.kinds)
+
+    def pages(path: Path) -> list[GrayPage]:
+        return [image for _, image in _pages(path, dpi)]
+
+    rows = await variants.degraded(picked, kinds, degrading.seed, recognisers, pages)
+    check = None
+    if picked and "skew" in kinds and "custody" in recognisers:
+        print("bench ocr: deskew check", file=sys.stderr, flush=True)
+        check = await variants.deskew_check(picked, degrading.seed, recognisers["custody"], pages)
+    setup = {"seed": degrading.seed, "kinds": kinds, "documents": [p.name for p in picked]}
+    return {"degraded": rows, "degrade": setup, "deskew": check}
 
 
 @asynccontextmanager
@@ -166,64 +210,26 @@ async def _document(
     pages = [image for _, image in _pages(path, dpi)]
     by_engine: dict[str, Figures] = {}
     for name, recognise in recognisers.items():
-        seconds, text = await asyncio.to_thread(_timed, recognise, pages)
-        by_engine[name] = figures(len(pages), seconds, text, truth)
+        by_engine[name] = await asyncio.to_thread(variants.run_scored, recognise, pages, truth)
     if client is not None:
         seconds, text, extra = await bench_pipeline.alone(client, path)
         by_engine["pipeline"] = figures(len(pages), seconds, text, truth) | extra
-    return {"document": path.name, "pages": len(pages), "engines": by_engine}
+    row = {"document": path.name, "pages": len(pages), "engines": by_engine}
+    return row | {"class": variants.class_of(path)}
 
 
 def _pages(path: Path, dpi: int) -> Iterator[tuple[int, GrayPage]]:
     return iter_pages(path, _MEDIA_TYPES[path.suffix.lower()], dpi)
 
 
-def _timed(recognise: Recogniser, pages: list[GrayPage]) -> tuple[float, str]:
-    started = time.perf_counter()
-    texts = [recognise(image, index) for index, image in enumerate(pages)]
-    return time.perf_counter() - started, PAGE_SEPARATOR.join(texts)
-
-
 def _recognisers(engines: list[str], custody: OcrEngine) -> dict[str, Recogniser]:
     found: dict[str, Recogniser] = {}
     if "easyocr_default" in engines:
-        found["easyocr_default"] = _bare_easyocr()
+        found["easyocr_default"] = bare.easyocr_default()
+    if "rapidocr_default" in engines:
+        found["rapidocr_default"] = bare.rapidocr_default()
     if "tesseract" in engines:
-        found["tesseract"] = _tesseract
+        found["tesseract"] = bare.tesseract
     if "custody" in engines:
-        found["custody"] = lambda image, index: custody.recognise(image, index).text
+        found["custody"] = bare.custody(custody)
     return found
-
-
-def _bare_easyocr() -> Recogniser:
-    """What ``easyocr.Reader(['en']).readtext(image)`` gives, offline, default arguments."""
-    import easyocr
-    import easyocr_en_models
-
-    models = str(easyocr_en_models.model_dir())
-    reader = easyocr.Reader(
-        ["en"],
-        gpu=False,
-        download_enabled=False,
-        model_storage_directory=models,
-        user_network_directory=models,  # else it creates ~/.EasyOCR
-        verbose=False,
-    )
-
-    def recognise(image: GrayPage, index: int) -> str:
-        # ``image`` is 8-bit already: bare EasyOCR crashes on 1-bit TIFF pages.
-        return reading_order_text([_word(box, text) for box, text, _ in reader.readtext(image)])
-
-    return recognise
-
-
-def _word(box: Any, text: str) -> Word:
-    points = [[max(round(float(x)), 0), max(round(float(y)), 0)] for x, y in box]
-    return Word(text=text.strip(), confidence=0.0, box=points)
-
-
-def _tesseract(image: GrayPage, index: int) -> str:
-    import pytesseract
-    from PIL import Image
-
-    return str(pytesseract.image_to_string(Image.fromarray(image)))

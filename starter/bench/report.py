@@ -7,9 +7,13 @@ so the arithmetic can be read, and checked, on its own.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from custody.textmetrics import cer, word_f1
+from starter.bench import bands
+
+if TYPE_CHECKING:
+    from starter.bench.bare import Reading
 
 Figures = dict[str, Any]
 
@@ -31,6 +35,22 @@ def figures(pages: int, seconds: float, text: str, truth: str) -> Figures:
     }
 
 
+def scored(pages: int, seconds: float, readings: list[Reading], truth: str) -> Figures:
+    """``figures`` of the pages' joined text, plus the document's mean confidence and bands."""
+    from activities.output import PAGE_SEPARATOR
+
+    found = figures(pages, seconds, PAGE_SEPARATOR.join(r.text for r in readings), truth)
+    known = [r for r in readings if r.confidence is not None]
+    chars = sum(len(r.text) for r in known)
+    # Weighted by characters, as the OCR check weighs pages (activities.output).
+    mean = sum((r.confidence or 0.0) * len(r.text) for r in known) / chars if chars else None
+    found["mean_confidence"] = round(mean, 4) if mean is not None else None
+    read = [s for r in readings for s in r.scored]
+    if read:
+        found["bands"] = bands.count(bands.judge(read, truth))
+    return found
+
+
 def totals_of(rows: list[Figures]) -> Figures:
     n = len(rows) or 1
     return speed(sum(r["pages"] for r in rows), sum(r["seconds"] for r in rows)) | {
@@ -46,7 +66,7 @@ def ratios_of(totals: dict[str, Figures]) -> Figures:
         return round(float(totals[a][key]) / float(totals[b][key]), 3)
 
     found: Figures = {}
-    for base in ("easyocr_default", "tesseract"):
+    for base in ("easyocr_default", "tesseract", "rapidocr_default"):
         found[f"custody_vs_{base}"] = {
             "pages_per_minute": ratio("custody", base, "pages_per_minute"),
             "word_f1": ratio("custody", base, "word_f1"),

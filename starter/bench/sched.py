@@ -1,6 +1,6 @@
 """How long the OCR engine ran, and waited for a core, read from the kernel.
 
-The engine's Tesseract runs in helper processes (``activities.engines.tess_server``),
+The engine runs in helper processes (``activities.engines.tess_server``, ``rapid_server``),
 one per lane, each a child of the process that recognises: the OCR worker in
 the pipeline, the benchmark itself for the engine alone. Linux counts, per
 task, the nanoseconds it ran on a CPU and the nanoseconds it was runnable but
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _PROC = Path("/proc")
-_HELPER = b"activities.engines.tess_server"
+# The engines' helper processes: Tesseract's and PP-OCRv6's (``rapid_server``).
+_HELPERS = (b"activities.engines.tess_server", b"activities.engines.rapid_server")
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ def helper_pids(parent: int) -> list[int]:
         try:
             stat = (entry / "stat").read_bytes()
             ppid = int(stat.rsplit(b")", 1)[1].split()[1])
-            if ppid == parent and _HELPER in (entry / "cmdline").read_bytes():
+            cmdline = (entry / "cmdline").read_bytes() if ppid == parent else b""
+            if any(helper in cmdline for helper in _HELPERS):
                 found.append(int(entry.name))
         except (OSError, IndexError, ValueError):
             continue  # gone between the listing and the read
