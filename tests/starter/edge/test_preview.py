@@ -1,0 +1,220 @@
+"""``POST /v1/preview`` on the real edge app: text now, limits with codes, a bounded lane, no trace.
+
+The happy path runs the configured engine (``CUSTODY_OCR_ENGINE``, built by
+``build_engine``) on a corpus page, with every byte decoded in the sandboxed
+child. The lane and deadline tests swap in a stand-in engine that waits on an
+event, only to hold the lane full for as long as the test needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pypdfium2 as pdfium
+import pytest
+from PIL import Image
+
+from custody.limits import PolicyLimits
+from custody.models import PageText
+from starter.edge.openapi import document
+from starter.edge.preview_lane import PreviewLane
+from tests.starter.edge.conftest import EdgeHarness, png
+
+EdgeFactory = Callable[..., EdgeHarness]
+CORPUS = Path("/work/shared/corpus/ocr_gt")
+PAGE = CORPUS / "tess_phototest.tif"
+
+
+def _kept(edge: EdgeHarness) -> set[str]:
+    """Every file under the store and the staging folder: a preview must add none."""
+    roots = (edge.client.settings.objects_dir, edge.client.settings.staging_path)
+    return {
+        os.path.join(folder, name)
+        for root in roots
+        for folder, _, names in os.walk(root)
+        for name in names
+    }
+
+
+def _image(fmt: str, size: tuple[int, int], frames: int = 1) -> bytes:
+    out = io.BytesIO()
+    pages = [Image.new("L", size, 255) for _ in range(frames)]
+    pages[0].save(out, format=fmt, save_all=frames > 1, append_images=pages[1:])
+    return out.getvalue()
+
+
+def _wide_pdf() -> bytes:
+    """One blank page 51 inches wide: past 10,000 px a side at 200 dpi."""
+    pdf = pdfium.PdfDocument.new()
+    pdf.new_page(51 * 72, 72)
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.skipif(not PAGE.exists(), reason="the shared corpus is not here")
+async def test_preview_reads_a_corpus_page_and_keeps_nothing(
+    edge_for: EdgeFactory, tenant: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A real page comes back with word confidences and boxes, non-evidentiary, kept nowhere."""
+    caplog.set_level(logging.DEBUG)
+    async with edge_for() as edge:
+        auth = edge.tenant(tenant)
+        before = _kept(edge)
+        headers = {**auth, "Content-Type": "image/tiff"}
+        resp = await edge.http.post("/v1/preview", content=PAGE.read_bytes(), headers=headers)
+        after = _kept(edge)
+    assert resp.status_code == 200, resp.text
+    body = resp.json()
+    assert body["evidentiary"] is False and resp.headers["custody-evidentiary"] == "false"
+    assert resp.headers["cache-control"] == "no-store"
+    [page] = body["pages"]
+    truth = set((CORPUS / "tess_phototest.txt").read_text().lower().split())
+    read = {w["text"].lower() for w in page["words"]}
+    assert len(truth & read) >= 0.6 * len(truth), sorted(read)
+    assert all(0 <= w["confidence"] <= 1 and len(w["box"]) >= 4 for w in page["words"])
+    assert after == before
+    assert "quick brown" not in caplog.text.lower()
+
+
+def _over_limits() -> list[tuple[str, bytes, dict[str, str], int, str]]:
+    return [
+        ("3 pages", _image("TIFF", (64, 64), 3), {"Content-Type": "image/tiff"}, 413, "PAGE_LIMIT"),
+        ("10,001 px wide", _image("PNG", (10_001, 8)), {}, 413, "PIXEL_LIMIT"),
+        ("51 in PDF", _wide_pdf(), {"Content-Type": "application/pdf"}, 413, "PIXEL_LIMIT"),
+        ("11 MB declared", png(1), {"Content-Length": str(11 << 20)}, 413, "TOO_LARGE"),
+        ("11 MB sent", png(1) + b"\0" * (11 << 20), {}, 413, "TOO_LARGE"),
+        ("not a PNG", b"%PDF-1.7\n" + b"\0" * 64, {}, 415, "UNSUPPORTED_TYPE"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "extra", "status", "code"),
+    [case[1:] for case in _over_limits()],
+    ids=[case[0] for case in _over_limits()],
+)
+async def test_preview_over_a_limit_is_refused_with_its_code(
+    edge_for: EdgeFactory, tenant: str, body: bytes, extra: dict[str, str], status: int, code: str
+) -> None:
+    """Too many pages, too many pixels a side, too many bytes or the wrong type: a coded refusal."""
+    async with edge_for() as edge:
+        headers = {**edge.tenant(tenant), "Content-Type": "image/png", **extra}
+        before = _kept(edge)
+        resp = await edge.http.post("/v1/preview", content=body, headers=headers)
+        after = _kept(edge)
+    assert (resp.status_code, resp.json()["error"]) == (status, code), resp.text
+    assert after == before
+
+
+async def test_preview_without_a_key_is_401(edge_for: EdgeFactory) -> None:
+    """A preview is authenticated like every other endpoint."""
+    async with edge_for() as edge:
+        resp = await edge.http.post(
+            "/v1/preview", content=png(2), headers={"Content-Type": "image/png"}
+        )
+    assert (resp.status_code, resp.json()["error"]) == (401, "UNAUTHENTICATED")
+
+
+class GatedEngine:
+    """Stand-in engine that answers only once ``go`` is set: it holds the lane full."""
+
+    name, version = "gated", "1"
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.started = threading.Semaphore(0)
+
+    def params(self) -> dict[str, str | int | float | bool]:
+        return {}
+
+    def model_hashes(self) -> dict[str, str]:
+        return {}
+
+    def recognise(self, image: np.ndarray, page: int) -> PageText:
+        self.started.release()
+        self.go.wait(30)
+        h, w = image.shape[:2]
+        return PageText(
+            page=page, width=w, height=h, text="", words=[], mean_confidence=0.0, seconds=0.0
+        )
+
+
+async def test_preview_lane_full_is_429_with_retry_after(
+    edge_for: EdgeFactory, tenant: str
+) -> None:
+    """With one preview at work and one waiting, a third is 429 PREVIEW_BUSY with Retry-After."""
+    engine = GatedEngine()
+    async with edge_for() as edge:
+        edge.app.state.preview.lane = PreviewLane(1, 1, lambda: engine)
+        headers = {**edge.tenant(tenant), "Content-Type": "image/png"}
+
+        def send(seed: int) -> asyncio.Future[httpx.Response]:
+            return asyncio.ensure_future(
+                edge.http.post("/v1/preview", content=png(seed), headers=headers)
+            )
+
+        held = [send(1), send(2)]
+        await asyncio.to_thread(engine.started.acquire, True, 30)  # one at work, one queued
+        refused = await edge.http.post("/v1/preview", content=png(3), headers=headers)
+        engine.go.set()
+        done = await asyncio.gather(*held)
+    assert refused.status_code == 429 and refused.json()["error"] == "PREVIEW_BUSY"
+    assert int(refused.headers["retry-after"]) >= 1
+    assert [r.status_code for r in done] == [200, 200]
+
+
+async def test_preview_that_cannot_finish_in_time_is_429_at_once(
+    edge_for: EdgeFactory, tenant: str
+) -> None:
+    """With room in the queue but a wait past the deadline ahead, the answer is 429 now."""
+    engine = GatedEngine()
+    async with edge_for() as edge:
+        lane = edge.app.state.preview.lane = PreviewLane(1, 3, lambda: engine, deadline_s=5.0)
+        lane.mean_s = 3.0  # measured: two previews in a row take 6 s, past the 5 s deadline
+        headers = {**edge.tenant(tenant), "Content-Type": "image/png"}
+        held = asyncio.ensure_future(edge.http.post("/v1/preview", content=png(5), headers=headers))
+        await asyncio.to_thread(engine.started.acquire, True, 30)
+        refused = await edge.http.post("/v1/preview", content=png(6), headers=headers)
+        engine.go.set()
+        first = await held
+    assert refused.status_code == 429 and refused.json()["error"] == "PREVIEW_BUSY"
+    assert int(refused.headers["retry-after"]) >= 3
+    assert first.status_code == 200
+
+
+async def test_preview_past_its_deadline_is_504_and_frees_its_place(
+    edge_for: EdgeFactory, tenant: str
+) -> None:
+    """Past the deadline the answer is 504 PREVIEW_TIMEOUT; the place returns when the work ends."""
+    engine = GatedEngine()
+    async with edge_for(preview_deadline_s=1.0) as edge:
+        lane = edge.app.state.preview.lane = PreviewLane(1, 0, lambda: engine)
+        headers = {**edge.tenant(tenant), "Content-Type": "image/png"}
+        before = _kept(edge)
+        resp = await edge.http.post("/v1/preview", content=png(4), headers=headers)
+        held_after_answer = lane.open
+        engine.go.set()
+        for _ in range(100):
+            if lane.open == 0:
+                break
+            await asyncio.sleep(0.05)
+        after = _kept(edge)
+    assert (resp.status_code, resp.json()["error"]) == (504, "PREVIEW_TIMEOUT")
+    assert held_after_answer == 1 and lane.open == 0
+    assert after == before
+
+
+def test_openapi_preview_states_the_deployments_limits() -> None:
+    """The document states the preview's byte, page and side limits, tightened by the policy."""
+    spec = document(PolicyLimits(max_pages=1, max_bytes=4096))
+    text = spec["paths"]["/v1/preview"]["post"]["description"]
+    assert "At most 4096 bytes" in text and "1 pages" in text and "10000 px a side" in text
+    assert spec["components"]["schemas"]["Preview"]["properties"]["pages"]["maxItems"] == 1
