@@ -10,7 +10,8 @@ from typing import Any
 
 import structlog
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.common import WorkerDeploymentVersion
+from temporalio.worker import Worker, WorkerDeploymentConfig
 
 from activities.scratch import StagingArea, Sweeper
 from custody.errors import ConfigurationError
@@ -34,6 +35,21 @@ async def connect(settings: Settings, metrics_port: int | None = None) -> Client
 
 
 INTERCEPTORS = [CanonicalLogInterceptor()]
+
+
+def deployment_config(settings: Settings) -> WorkerDeploymentConfig | None:
+    """Worker Versioning: this worker's deployment version, or None to run unversioned.
+
+    Each workflow type states its own behaviour (pinned or auto-upgrade) in its
+    ``@workflow.defn``; deploy/RUNBOOK.md says why each one.
+    """
+    name, build = settings.deployment_name, settings.build_id
+    if not name and not build:
+        return None
+    if not name or not build:
+        raise ConfigurationError(detail="CUSTODY_DEPLOYMENT_NAME and CUSTODY_BUILD_ID go together")
+    version = WorkerDeploymentVersion(deployment_name=name, build_id=build)
+    return WorkerDeploymentConfig(version=version, use_worker_versioning=True)
 
 
 def start_staging(settings: Settings) -> tuple[StagingArea, Sweeper]:

@@ -1,4 +1,5 @@
-"""Activity interceptors: a canonical log line and metrics per attempt; heartbeats for I/O steps."""
+"""Activity interceptors: a canonical log line and metrics per attempt; the retry
+budget; heartbeats for I/O steps."""
 
 from __future__ import annotations
 
@@ -6,18 +7,23 @@ import contextvars
 import inspect
 import threading
 import time
+from datetime import timedelta
 from typing import Any
 
 import structlog
 from temporalio import activity
 from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
 from temporalio.worker import (
     ActivityInboundInterceptor,
     ExecuteActivityInput,
     Interceptor,
 )
 
+from activities.faults import failure
+from custody.errors import Code
 from workers import metrics
+from workers.budget import BUDGETED, RetryBudget
 
 log = structlog.get_logger("custody.activity")
 
@@ -50,6 +56,7 @@ class _ActivityLog(ActivityInboundInterceptor):
         arg = input.args[0] if input.args else None
         outcome, code, retryable, result = "ok", None, False, None
         metrics.activity_started(self._client)
+        metrics.queue_wait()
         try:
             result = await self.next.execute_activity(input)
             return result
@@ -61,6 +68,50 @@ class _ActivityLog(ActivityInboundInterceptor):
             ms = round((time.monotonic() - started) * 1000, 1)
             log.info("activity", **fields, outcome=outcome, code=code, ms=ms)
             metrics.activity_done(arg, result, code, retryable)
+
+
+class OverloadInterceptor(Interceptor):
+    """Spends the process's retry budget on each retry and refuses one when it is spent;
+    retries a CIRCUIT_OPEN attempt after the breaker's pause, not the policy's first backoff.
+
+    Inside the canonical log, so a refused retry is logged and counted with its code.
+    """
+
+    def __init__(
+        self, budget: RetryBudget, overload: metrics.Overload, breaker_open_s: float = 30.0
+    ) -> None:
+        self.budget, self.overload = budget, overload
+        self.open_pause = timedelta(seconds=breaker_open_s)
+
+    def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
+        return _Overload(next, self)
+
+
+class _Overload(ActivityInboundInterceptor):
+    def __init__(self, next: ActivityInboundInterceptor, outer: OverloadInterceptor) -> None:
+        super().__init__(next)
+        self._outer = outer
+
+    async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        info, outer = activity.info(), self._outer
+        if info.attempt > 1 and info.activity_type in BUDGETED:
+            granted = outer.budget.take()
+            outer.overload.budget(outer.budget.remaining, None if granted else info.activity_type)
+            if not granted:
+                raise failure(Code.RETRY_BUDGET_EXHAUSTED, "retry budget spent: failed fast")
+        try:
+            return await self.next.execute_activity(input)
+        except ApplicationError as err:
+            if err.type != Code.CIRCUIT_OPEN or err.next_retry_delay is not None:
+                raise
+            # Trying again before the breaker half-opens would only be refused again.
+            raise ApplicationError(
+                err.message,
+                *err.details,
+                type=err.type,
+                non_retryable=err.non_retryable,
+                next_retry_delay=outer.open_pause,
+            ) from None
 
 
 class HeartbeatKeeper(Interceptor):

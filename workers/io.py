@@ -18,14 +18,28 @@ from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
+from custody.checkpoints import Notary, open_witness
+from custody.ledger import notarize
 from custody.pools import MAX_LIMIT
+from custody.scratch_expiry import ScratchExpiry
 from custody.settings import Settings
 from custody.signing import signer_from_settings
 from custody.stores import ObjectStore, open_store
-from workers.common import INTERCEPTORS, connect, run, run_until_signalled, start_staging
-from workers.interceptors import HeartbeatKeeper
+from workers.budget import RetryBudget
+from workers.common import (
+    INTERCEPTORS,
+    connect,
+    deployment_config,
+    run,
+    run_until_signalled,
+    start_staging,
+)
+from workers.guards import STORE, GuardedStore, breaker_for
+from workers.interceptors import HeartbeatKeeper, OverloadInterceptor
 from workers.logging import configure_logging
+from workers.metrics import Overload
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
+from workers.versioning import VERSIONED_WORKFLOWS
 from workflows.document import DocumentWorkflow
 from workflows.release import ReleaseWorkflow
 
@@ -37,6 +51,8 @@ def io_activities(
     validation = ValidationActivities(store, area, settings.limits)
     output = OutputActivities(store, settings.confidence_floor, settings.confidence_review)
     signer = signer_from_settings(settings)
+    # Every append through this store ends with a signed, witnessed checkpoint.
+    notarize(store, Notary(signer, open_witness(settings)))
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
     return [
@@ -57,16 +73,24 @@ def io_activities(
 def build_io_worker(
     client: Client, settings: Settings, store: ObjectStore, area: StagingArea
 ) -> Worker:
+    overload = Overload.for_client(client)
+    # Activities reach the store through its breaker; the pool limits do not need to.
+    guarded = GuardedStore(store, breaker_for(STORE, settings, overload.breaker))
+    budget = RetryBudget(settings.retry_budget_per_min)
+    overloaded = OverloadInterceptor(budget, overload, settings.breaker_open_s)
+    versioned = deployment_config(settings)
     return Worker(
         client,
         task_queue=settings.io_task_queue,
-        workflows=[DocumentWorkflow, ReleaseWorkflow],
-        activities=io_activities(settings, store, area),
+        # A versioned worker states each type's behaviour (workers.versioning).
+        workflows=VERSIONED_WORKFLOWS if versioned else [DocumentWorkflow, ReleaseWorkflow],
+        activities=io_activities(settings, guarded, area),
         # Threads up to the ceiling; the live limit decides how many are busy.
         activity_executor=ThreadPoolExecutor(MAX_LIMIT),
         tuner=live_tuner(pool_supplier(settings, store, "io")),
         activity_task_poller_behavior=ACTIVITY_POLLERS,
-        interceptors=[*INTERCEPTORS, HeartbeatKeeper()],
+        deployment_config=versioned,
+        interceptors=[*INTERCEPTORS, overloaded, HeartbeatKeeper()],
     )
 
 
@@ -75,8 +99,18 @@ async def main() -> None:
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
+    # Scratch objects expire on a timer here, on S3 too: the bucket's lifecycle
+    # rules expire work/ and manual/, but not intake/, whose held objects (a
+    # quarantined document's only copy) only this sweep can tell apart.
+    expiry = ScratchExpiry(store, settings)
+    expiry.start()
+
+    def stop() -> None:
+        sweeper.stop()
+        expiry.stop()
+
     client = await connect(settings, settings.io_metrics_port)
-    await run_until_signalled(build_io_worker(client, settings, store, area), sweeper.stop)
+    await run_until_signalled(build_io_worker(client, settings, store, area), stop)
 
 
 if __name__ == "__main__":

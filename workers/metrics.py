@@ -12,6 +12,12 @@ states and error codes only: never a tenant, a file name or document content.
     custody_documents_terminal_total       counter     {state, code}
     custody_validated_to_published_seconds histogram   I/O worker
     custody_accepted_to_published_seconds  histogram   I/O worker
+    custody_task_queue_wait_seconds        histogram   {activity, priority}: an attempt's
+                                                       time in its task queue (queue age)
+    custody_retry_budget_remaining         gauge       retries left this minute (workers.budget)
+    custody_retry_budget_exhausted_total   counter     {activity}: retries refused, failed fast
+    custody_breaker_state                  gauge       {breaker}: 0 closed, 1 half-open, 2 open
+    custody_breaker_opened_total           counter     {breaker}: times a breaker opened
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from typing import Any
 
 from temporalio import activity
 from temporalio.client import Client
+from temporalio.common import MetricMeter
 from temporalio.exceptions import ApplicationError
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
 from custody.models import ConcludeInput, DocState, OcrResult, PublishInput
 from custody.settings import Settings
+from workers.breaker import State
 
 _SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200]
 HISTOGRAMS: dict[str, list[float]] = {
@@ -34,6 +42,7 @@ HISTOGRAMS: dict[str, list[float]] = {
     "custody_admission_to_start_seconds": _SECONDS,
     "custody_validated_to_published_seconds": _SECONDS,
     "custody_accepted_to_published_seconds": _SECONDS,
+    "custody_task_queue_wait_seconds": _SECONDS,
 }
 _OCR_ACTIVITY = "custody.ocr"
 # Background look-ups (admission-to-start) are kept here until done: a task
@@ -66,6 +75,51 @@ def activity_started(client: Client | None) -> None:
         task = asyncio.create_task(started)
         _pending.add(task)
         task.add_done_callback(_pending.discard)
+
+
+def queue_wait() -> None:
+    """At an attempt's start: how long it waited in its task queue for a worker."""
+    info = activity.info()
+    waited = (info.started_time - info.current_attempt_scheduled_time).total_seconds()
+    priority = str(info.priority.priority_key or 3)  # 0 or None: the default, 3
+    activity.metric_meter().create_histogram_float(
+        "custody_task_queue_wait_seconds", "Scheduled until started, per attempt", "s"
+    ).record(max(0.0, waited), {"activity": info.activity_type, "priority": priority})
+
+
+class Overload:
+    """The retry budget's and the breakers' instruments, on the worker's runtime meter.
+
+    Recorded outside activities too (a breaker changes state on any thread), so
+    it holds the meter rather than asking ``activity.metric_meter()``.
+    """
+
+    def __init__(self, meter: MetricMeter) -> None:
+        self._remaining = meter.create_gauge_float(
+            "custody_retry_budget_remaining", "Retries this worker may still start now"
+        )
+        self._exhausted = meter.create_counter(
+            "custody_retry_budget_exhausted", "Retries refused by the retry budget"
+        )
+        self._state = meter.create_gauge(
+            "custody_breaker_state", "Circuit breaker: 0 closed, 1 half-open, 2 open"
+        )
+        self._opened = meter.create_counter("custody_breaker_opened", "Times a breaker opened")
+
+    @classmethod
+    def for_client(cls, client: Client) -> Overload:
+        runtime = client.service_client.config.runtime or Runtime.default()
+        return cls(runtime.metric_meter)
+
+    def budget(self, remaining: float, refused: str | None = None) -> None:
+        self._remaining.set(remaining)
+        if refused is not None:
+            self._exhausted.add(1, {"activity": refused})
+
+    def breaker(self, name: str, state: State) -> None:
+        self._state.set(int(state), {"breaker": name})
+        if state is State.OPEN:
+            self._opened.add(1, {"breaker": name})
 
 
 def activity_done(arg: Any, result: Any, code: str | None, retryable: bool) -> None:

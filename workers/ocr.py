@@ -4,8 +4,12 @@
 recognises one page with ``cores / lanes`` threads, so two lanes on two cores
 never oversubscribe; the pool takes ``CUSTODY_OCR_PREFETCH`` documents more
 than it has lanes, so staging and page writes overlap the engine
-(``activities.engines.lanes``). The model is loaded once per process, before polling
-starts, so the first document does not pay for it.
+(``activities.engines.lanes``). The model is loaded once per process (once
+per lane's helper process for ``rapidocr`` and ``tesseract``), before polling
+starts, so the first document does not pay for it. The device (CPU, or CUDA
+when ``CUSTODY_OCR_DEVICE`` allows and the runtime offers it) is chosen here,
+at start, and recorded in every result; a GPU pool is the same worker on its
+own task queue (``CUSTODY_OCR_TASK_QUEUE=custody-ocr-gpu``, docs/operators.md).
 """
 
 from __future__ import annotations
@@ -24,13 +28,19 @@ from activities.engines.selection import configured_engine, describe, give_cores
 from activities.ocr import OcrActivities
 from activities.scratch import StagingArea
 from custody import cpus
+from custody.checkpoints import Notary, notary_from_settings
+from custody.ledger import notarize
 from custody.ocr_config import ConfigRegistry
 from custody.pools import MAX_LIMIT
 from custody.settings import Settings
+from custody.signing import local_public_keys
 from custody.stores import ObjectStore, open_raw_store, open_store
-from workers.common import connect, run, run_until_signalled, start_staging
-from workers.interceptors import CanonicalLogInterceptor
+from workers.budget import RetryBudget
+from workers.common import connect, deployment_config, run, run_until_signalled, start_staging
+from workers.guards import ENGINE, STORE, GuardedEngine, GuardedStore, breaker_for
+from workers.interceptors import CanonicalLogInterceptor, OverloadInterceptor
 from workers.logging import configure_logging
+from workers.metrics import Overload
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 
 log = structlog.get_logger("custody.worker")
@@ -40,10 +50,14 @@ def build_ocr_worker(
     client: Client, settings: Settings, store: ObjectStore, area: StagingArea, engine: OcrEngine
 ) -> Worker:
     limits = settings.limits
+    overload = Overload.for_client(client)
+    guarded = GuardedStore(store, breaker_for(STORE, settings, overload.breaker))
+    if (notary := ocr_notary(settings)) is not None:
+        notarize(guarded, notary)  # "recognised" events are checkpointed as they land
     ocr = OcrActivities(
-        store,
+        guarded,
         area,
-        engine,
+        GuardedEngine(engine, breaker_for(ENGINE, settings, overload.breaker)),
         limits.ocr_dpi,
         settings.ocr_page_deadline_s,
         limits.text_layer,
@@ -59,8 +73,25 @@ def build_ocr_worker(
         activity_executor=ThreadPoolExecutor(MAX_LIMIT),
         tuner=live_tuner(pool_supplier(settings, store, "ocr")),
         activity_task_poller_behavior=ACTIVITY_POLLERS,
-        interceptors=[CanonicalLogInterceptor(client)],
+        deployment_config=deployment_config(settings),
+        interceptors=[
+            CanonicalLogInterceptor(client),
+            OverloadInterceptor(
+                RetryBudget(settings.retry_budget_per_min), overload, settings.breaker_open_s
+            ),
+        ],
     )
+
+
+def ocr_notary(settings: Settings) -> Notary | None:
+    """A notary when this worker holds the signing key; None leaves its appends to
+    the next I/O-worker append (or ``custody audit seal``), and says so once."""
+    secret = settings.signing_key.get_secret_value() if settings.signing_key else None
+    production = settings.env == "production"
+    if local_public_keys(settings.signing_path, secret, production=production):
+        return notary_from_settings(settings)
+    log.warning("ocr_appends_unsealed", reason="no signing key on this worker")
+    return None
 
 
 async def main() -> None:
@@ -81,8 +112,17 @@ async def main() -> None:
     if cpu_plan is not None and give_cores(engine, cpu_plan):
         log.info("engine_cpus", engine=list(cpu_plan.engine), rest=sorted(cpu_plan.rest))
     else:
-        cpus.release(cpu_plan)  # a pinned configuration's EasyOCR runs in this process
-    log.info("ocr_engine_ready", engine=engine.name, version=engine.version, config=config.digest)
+        # EasyOCR runs in this process, and a GPU engine needs no cores of its own.
+        cpus.release(cpu_plan)
+    device = config.params.get("device", "cpu")
+    log.info(
+        "ocr_engine_ready",
+        engine=engine.name,
+        version=engine.version,
+        config=config.digest,
+        device=device,
+        task_queue=settings.ocr_task_queue,
+    )
     client = await connect(settings, settings.ocr_metrics_port)
     await run_until_signalled(build_ocr_worker(client, settings, store, area, engine), sweeper.stop)
 

@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Protocol, TypeVar
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy, SearchAttributeKey
+from temporalio.common import Priority, RetryPolicy, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -41,7 +41,7 @@ with workflow.unsafe.imports_passed_through():
         Transition,
         ValidateInput,
     )
-    from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME
+    from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME, scheduling
     from workflows import retries as r
     from workflows.retries import StepFailed
 
@@ -91,6 +91,7 @@ class DocumentWorkflow:
                 r.STAGE_TIMEOUT,
                 r.IO_RETRY,
                 heartbeat_timeout=r.IO_HEARTBEAT,
+                queue_bound=r.STAGE_QUEUE_BOUND,
             )
             source_key = staged.source_key
             self._enter(DocState.STAGED)
@@ -119,6 +120,7 @@ class DocumentWorkflow:
             r.VALIDATE_TIMEOUT,
             r.IO_RETRY,
             heartbeat_timeout=r.IO_HEARTBEAT,
+            queue_bound=r.VALIDATE_QUEUE_BOUND,
         )
         self._pages = valid.pages
         self._enter(DocState.VALIDATED)
@@ -137,6 +139,7 @@ class DocumentWorkflow:
             r.OCR_RETRY,
             task_queue=inp.ocr_task_queue,
             heartbeat_timeout=r.OCR_HEARTBEAT,
+            queue_bound=r.OCR_QUEUE_BOUND,
         )
         self._enter(DocState.RECOGNISED)
         check = await self._step(
@@ -148,10 +151,12 @@ class DocumentWorkflow:
                 expected_pages=valid.pages,
                 page_keys=ocr.page_keys,
                 page_sigs=ocr.page_sigs,
+                document_type=inp.document_type,
             ),
             r.CHECK_TIMEOUT,
             r.IO_RETRY,
             heartbeat_timeout=r.IO_HEARTBEAT,
+            queue_bound=r.CHECK_QUEUE_BOUND,
         )
         info = workflow.info()
         published = await self._step(
@@ -180,6 +185,7 @@ class DocumentWorkflow:
             r.PUBLISH_TIMEOUT,
             r.PUBLISH_RETRY,
             heartbeat_timeout=r.PUBLISH_HEARTBEAT,
+            queue_bound=r.PUBLISH_QUEUE_BOUND,
         )
         self._enter(DocState.PUBLISHED)
         return self._result(
@@ -198,6 +204,7 @@ class DocumentWorkflow:
         *,
         task_queue: str | None = None,
         heartbeat_timeout: timedelta | None = None,
+        queue_bound: timedelta | None = None,
     ) -> Out:
         """Run one activity; classify a final failure into reject or quarantine.
 
@@ -209,8 +216,10 @@ class DocumentWorkflow:
                 arg,
                 task_queue=task_queue or self._input.io_task_queue,
                 start_to_close_timeout=timeout,
+                schedule_to_start_timeout=queue_bound,
                 heartbeat_timeout=heartbeat_timeout,
                 retry_policy=retry,
+                priority=self._priority(),
             )
         except ActivityError as err:
             raise r.classify(name, err, retry) from err
@@ -241,6 +250,7 @@ class DocumentWorkflow:
             task_queue=inp.io_task_queue,
             start_to_close_timeout=r.CONCLUDE_TIMEOUT,
             retry_policy=r.CONCLUDE_RETRY,
+            priority=self._priority(),
         )
         return self._result(record_key=concluded.outcome_key)
 
@@ -249,6 +259,16 @@ class DocumentWorkflow:
         if self._inp is None:  # only reachable if run() was bypassed
             raise ApplicationError("workflow input missing", type=Code.INTERNAL.value)
         return self._inp
+
+    def _priority(self) -> Priority:
+        """Every step's place in its queue: the document's priority, the tenant's fair share.
+
+        Within one priority the server takes tasks across fairness keys in
+        proportion to their weights, so a tenant's scan storm queues behind
+        itself, not in front of every other tenant.
+        """
+        inp = self._input
+        return scheduling(inp.tenant, inp.priority, inp.fairness_weight)
 
     def _transition(self, state: DocState) -> Transition:
         return Transition(state=state, at=workflow.now())

@@ -13,7 +13,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, RetryState, TimeoutError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    RetryState,
+    TimeoutError,
+    TimeoutType,
+)
 
 from custody.errors import NON_RETRYABLE_CODES, REJECT_CODES, Code
 from custody.errors import StepFailed as StepFailed
@@ -71,6 +77,21 @@ OCR_TIMEOUT = timedelta(minutes=30)
 #: abandoned and retried from the last finished page.
 OCR_HEARTBEAT = timedelta(seconds=45)
 
+# Schedule-to-start: how long one attempt may wait in its task queue for a
+# worker. Admission bounds the backlog (about 500 documents), so these lie well
+# beyond any admitted queue's drain: past them no worker is taking the queue at
+# all. The server never retries such a timeout; the document is quarantined
+# QUEUE_STALLED with its source kept, and ``custody quarantine release`` runs it
+# again once workers are back. Quarantine rather than waiting on: an absent fleet
+# is an outage a person must see, and requeueing behind it would only hide it.
+STAGE_QUEUE_BOUND = timedelta(minutes=30)
+VALIDATE_QUEUE_BOUND = timedelta(minutes=30)
+OCR_QUEUE_BOUND = timedelta(hours=2)
+#: check and publish follow paid-for OCR, and conclude records an outcome: they
+#: wait for a worker however long it takes rather than throw that work away.
+CHECK_QUEUE_BOUND: timedelta | None = None
+PUBLISH_QUEUE_BOUND: timedelta | None = None
+
 
 def classify(step: str, err: ActivityError, retry: RetryPolicy) -> StepFailed:
     """Map an activity's final failure to the outcome and the code it keeps."""
@@ -81,6 +102,9 @@ def classify(step: str, err: ActivityError, retry: RetryPolicy) -> StepFailed:
         if code in REJECT_CODES:
             return StepFailed(step, DocState.REJECTED, code, attempts)
         return StepFailed(step, DocState.QUARANTINED, code, attempts)
+    if isinstance(cause, TimeoutError) and cause.type == TimeoutType.SCHEDULE_TO_START:
+        # No worker took the task within its bound: the queue, not the document.
+        return StepFailed(step, DocState.QUARANTINED, Code.QUEUE_STALLED.value, attempts)
     if isinstance(cause, TimeoutError):
         # The server gave up on a silent attempt: no code came from the activity.
         code = Code.OCR_TIMEOUT if step == "ocr" else Code.IO_TIMEOUT

@@ -41,6 +41,19 @@ from starter.local.codec_server import codec_endpoint
 CODEC = "starter.local.codec_server"
 
 
+#: Task-queue priority and per-tenant fairness (workflows.document); one partition
+#: per task queue, so the server's fair order is exact rather than per partition.
+DYNAMIC_CONFIG = (
+    "matching.enableFairness=true",
+    "matching.numTaskqueueReadPartitions=1",
+    "matching.numTaskqueueWritePartitions=1",
+)
+
+
+def dynamic_config_args() -> list[str]:
+    return [arg for value in DYNAMIC_CONFIG for arg in ("--dynamic-config-value", value)]
+
+
 @dataclass(frozen=True)
 class Service:
     name: str
@@ -90,6 +103,7 @@ class Stack:
             "warn",
             "--ui-codec-endpoint",
             codec_endpoint(self.settings),
+            *dynamic_config_args(),
         ]
         for name in SEARCH_ATTRIBUTES:
             temporal += ["--search-attribute", f"{name}=Keyword"]
@@ -227,11 +241,12 @@ def _is_zombie(pid: int) -> bool:
         return True
 
 
-async def ephemeral_server(**kwargs: Any) -> WorkflowEnvironment:
+async def ephemeral_server(*, fairness: bool = True, **kwargs: Any) -> WorkflowEnvironment:
     """A throw-away dev server on a free port with Custody's search attributes.
 
     For tests and benchmarks: in memory unless ``dev_server_database_filename``
-    is given, and never the embedded stack's state.
+    is given, and never the embedded stack's state. ``fairness=False`` starts it
+    first come first served (``custody bench fairness`` compares the two).
     """
     options: dict[str, Any] = {"data_converter": data_converter(), **kwargs}
     with stdout_to_stderr():  # the server's banner must never precede a command's JSON
@@ -239,6 +254,7 @@ async def ephemeral_server(**kwargs: Any) -> WorkflowEnvironment:
             dev_server_existing_path=str(temporal_binary()),
             search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
             dev_server_log_level="error",
+            dev_server_extra_args=dynamic_config_args() if fairness else [],
             **options,
         )
 

@@ -10,35 +10,23 @@ timeout, resumes at page two, and the document is published once.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState, SignedRecord
 from starter.client.submit import submit, wait
-from tests.helpers import make_settings, running_pipeline, spawn_worker
+from tests.helpers import Rig, spawn_worker
 
 pytestmark = pytest.mark.slow
 
 
-async def test_worker_killed_mid_ocr_publishes_exactly_once(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_worker_killed_mid_ocr_publishes_exactly_once(rig: Rig) -> None:
     """SIGKILL after page one; a fresh worker resumes at page two; one record, two OCR attempts."""
-    settings = make_settings(tmp_path, temporal_address)
-    pdf = corpus / "ocr_gt" / "funsdpdf_2pages_86220490_86328049.pdf"
-    async with running_pipeline(
-        temporal_client, settings, ocr_engine, with_ocr_worker=False
-    ) as custody:
+    settings, tenant, tmp_path = rig.settings(), rig.tenant, rig.home
+    pdf = rig.corpus / "ocr_gt" / "funsdpdf_2pages_86220490_86328049.pdf"
+    async with rig.pipeline(settings, with_ocr_worker=False) as custody:
         doomed = await spawn_worker(
             "workers.ocr", settings, tmp_path / "ocr-1.log", faults="ocr.after_page=kill"
         )

@@ -175,20 +175,30 @@ def _raise(fault: Fault) -> None:
 
 
 async def start_document(
-    client: Client, stand_ins: StandIns, queue: str, script: Script
+    client: Client,
+    stand_ins: StandIns,
+    queue: str,
+    script: Script,
+    *,
+    tenant: str = "tbranches",
+    ocr_queue: str | None = None,
+    priority: int | None = None,
+    fairness_weight: float | None = None,
 ) -> WorkflowHandle[DocumentWorkflow, DocumentResult]:
     """Start the real workflow for a fresh document whose activities follow ``script``."""
     sha = uuid4().hex * 2
     stand_ins.scripts[sha] = script
     inp = DocumentInput(
         sha256=sha,
-        tenant="tbranches",
+        tenant=tenant,
         intake_key=f"intake/{sha}",
         size_bytes=1234,
         submitted_at=datetime.now(UTC),
         io_task_queue=queue,
-        ocr_task_queue=queue,
+        ocr_task_queue=ocr_queue or queue,
         intake_sig="sig-intake",
+        priority=priority,
+        fairness_weight=fairness_weight,
     )
     return await client.start_workflow(
         DocumentWorkflow.run, inp, id=ids.workflow_id(sha, inp.tenant), task_queue=queue

@@ -1,12 +1,15 @@
 """Determinism: the workflow replays histories saved from real runs.
 
-``histories/`` holds histories recorded by this module from real runs on the
-dev server (published, rejected, quarantined; and ``release-*``, recorded by
-``test_release.py`` from delivered, refused and failed releases). ``*-v1`` and ``*-v2`` are kept
-from earlier versions of the workflow (v2: before object references were
-signed), so documents still in flight across an upgrade keep replaying; the
-unsuffixed ones are the current shape, recorded with a keyring, so their
-references carry signatures (payloads stay plain: the replayer has no keys).
+``histories/`` holds histories recorded by this module from real runs on the dev
+server (published, rejected, quarantined; and ``release-*``, recorded by
+``test_release.py`` from delivered, refused and failed releases; ``stalled``,
+recorded by ``test_overload.py``: a reserved-lane document, priority and fairness
+key on every step, quarantined QUEUE_STALLED at its schedule-to-start bound).
+``*-v1`` and ``*-v2`` are kept from earlier versions of the workflow (v2: before
+object references were signed), so documents still in flight across an upgrade
+keep replaying; the unsuffixed ones are the current shape, recorded with a
+keyring, so their references carry signatures (payloads stay plain: the replayer
+has no keys).
 A change to the workflow that would break running documents fails here. To
 record them again after an intended, versioned change (copy the current ones
 to a new ``-vN`` first): ``CUSTODY_RECORD_HISTORIES=1 make test
@@ -54,7 +57,7 @@ def _replayer() -> Replayer:
 async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
     """Every saved history (one per terminal state) replays on the current code."""
     files = sorted(HISTORIES.glob("*.json"))
-    assert {f.stem for f in files} >= {"published", "rejected", "quarantined"}
+    assert {f.stem for f in files} >= {"published", "rejected", "quarantined", "stalled"}
     assert {f.stem for f in files} >= {"release-delivered", "release-refused", "release-failed"}
     for path in files:
         history = WorkflowHistory.from_json(path.stem, path.read_text())

@@ -1,0 +1,55 @@
+"""Worker Versioning: each workflow type's behaviour across builds, stated on purpose.
+
+A versioned worker (``CUSTODY_DEPLOYMENT_NAME`` and ``CUSTODY_BUILD_ID`` set,
+:func:`workers.common.deployment_config`) registers these subclasses instead
+of the plain workflow classes: the same names and code, with a versioning
+behaviour the server requires of every workflow on a versioned worker. An
+unversioned worker must not state one (the server refuses the workflow task),
+which is why the behaviour is not on the base classes. Why each behaviour:
+deploy/RUNBOOK.md, "Worker Versioning".
+
+- ``DocumentWorkflow`` is PINNED: a document runs for minutes and finishes on
+  the build it started on, so a change to its steps never meets a history
+  recorded by another build, and its evidence names one build.
+- ``ReleaseWorkflow`` is AUTO_UPGRADE: a release can keep retrying delivery
+  through a recipient's outage for a long time; on the next workflow task it
+  moves to the current build, so a delivery fix reaches it, at the price that
+  every change to it must replay (deploy/replay_gate.py) or be patched.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.common import VersioningBehavior
+
+from workflows.document import DocumentWorkflow
+from workflows.release import ReleaseWorkflow
+
+# As in the workflow modules: the models are passed through the sandbox, so the
+# classes here are the ones the workflows build and the converter decodes.
+with workflow.unsafe.imports_passed_through():
+    from custody.egress import RELEASE_WORKFLOW_NAME, ReleaseInput, ReleaseResult
+    from custody.models import DocumentInput, DocumentResult
+    from custody.queues import WORKFLOW_NAME
+
+
+@workflow.defn(name=WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
+class PinnedDocumentWorkflow(DocumentWorkflow):
+    """DocumentWorkflow on a versioned worker: pinned to the build that started it."""
+
+    # The SDK wants the run method on the decorated class itself; queries are inherited.
+    @workflow.run
+    async def run(self, inp: DocumentInput) -> DocumentResult:
+        return await super().run(inp)
+
+
+@workflow.defn(name=RELEASE_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.AUTO_UPGRADE)
+class UpgradingReleaseWorkflow(ReleaseWorkflow):
+    """ReleaseWorkflow on a versioned worker: moves to the current build."""
+
+    @workflow.run
+    async def run(self, inp: ReleaseInput) -> ReleaseResult:
+        return await super().run(inp)
+
+
+VERSIONED_WORKFLOWS: list[type] = [PinnedDocumentWorkflow, UpgradingReleaseWorkflow]
