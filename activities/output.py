@@ -3,7 +3,11 @@
 Rules: one result per validated page, some text somewhere, and a mean
 confidence at or above the floor. Below the floor the document is quarantined
 as ``LOW_CONFIDENCE`` for a person to review rather than published; between
-the floor and the review line it is published with band ``review``.
+the floor and the review line it is published with band ``review``. Then the
+tenant's fields policy (``activities.rules``): each page in an expected
+language (else ``LANGUAGE_MISMATCH``), and the fields read and judged (a
+required field missing or one breaking its format sends the document to
+``review`` or to quarantine, ``FIELDS_MISSING``/``FIELD_INVALID``).
 
 Also the searchable PDF's assembly from its pages (``merge_pdfs``), which the
 OCR activity runs once every page is recognised.
@@ -20,6 +24,7 @@ from temporalio import activity
 
 from activities.faults import coded
 from activities.pages.raster import PDFIUM_LOCK
+from activities.rules.check import FieldsCheck
 from custody.errors import Code, Quarantined
 from custody.models import CheckInput, CheckResult, PageText
 from custody.refs import RefKeys
@@ -82,6 +87,7 @@ class OutputActivities:
         self._refs = RefKeys.for_store(store)
         self._floor = floor
         self._review = review
+        self._fields = FieldsCheck(store)
 
     @activity.defn(name="custody.check")
     @coded(Code.STORE_UNAVAILABLE)
@@ -96,11 +102,27 @@ class OutputActivities:
         mean = mean_confidence(pages)
         if mean < self._floor:
             raise Quarantined(Code.LOW_CONFIDENCE, f"mean {mean:.3f} < floor {self._floor:.2f}")
+        policy = self._fields.policy(inp.tenant)
+        in_language = self._fields.language(pages, policy)
+        sha = text_sha256(text)
+        read = self._fields.fields(
+            pages,
+            sha256=inp.sha256,
+            tenant=inp.tenant,
+            text_sha256=sha,
+            declared=inp.document_type,
+            policy=policy,
+        )
+        sure = mean >= self._review and in_language and not read.verdict.review
         return CheckResult(
-            text_sha256=text_sha256(text),
+            text_sha256=sha,
             chars=len(text),
             mean_confidence=mean,
             page_confidences=[round(p.mean_confidence, 4) for p in pages],
-            band="high" if mean >= self._review else "review",
+            band="high" if sure else "review",
             attempt=activity.info().attempt,
+            document_type=read.document_type.value,
+            fields_key=read.key,
+            fields_sig=read.sig,
+            fields_review=read.verdict.review,
         )

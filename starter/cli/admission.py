@@ -81,7 +81,13 @@ async def release(
     sub = None
     if not drop:
         body, note = await asyncio.to_thread(manual.take, store, sha256, tenant)
-        sub = await submit(client, body, source_id=note["source_id"], tenant=tenant)
+        sub = await submit(
+            client,
+            body,
+            source_id=note["source_id"],
+            tenant=tenant,
+            document_type=note.get("document_type"),  # None in notes parked before types
+        )
     await asyncio.to_thread(manual.drop, store, sha256, tenant)
     return sub
 

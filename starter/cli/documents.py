@@ -15,6 +15,7 @@ from custody import ids
 from custody.egress import EgressKind
 from custody.egress_store import hand_out
 from custody.errors import CustodyError
+from custody.fields import DocType
 from custody.models import DocState, DocumentResult
 from starter.cli.actor import operator
 from starter.cli.output import Exit, emit, for_state, rendered
@@ -33,6 +34,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s = add_command(sub, "submit", parents=[common])
     s.add_argument("paths", nargs="+")
     s.add_argument("--source-id", default=None)
+    s.add_argument(
+        "--type",
+        dest="document_type",
+        choices=[t.value for t in DocType],
+        default=None,
+        help="the documents' type (else Custody classifies each)",
+    )
     s.add_argument("--wait", action="store_true", help="wait for terminal states")
     s.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait at most")
     s.set_defaults(handler=with_client(submit))
@@ -54,7 +62,13 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
     pending: list[tuple[int, Submission]] = []
     for path in args.paths:
         try:
-            sub = await api_submit(client, Path(path), source_id=args.source_id, tenant=args.tenant)
+            sub = await api_submit(
+                client,
+                Path(path),
+                source_id=args.source_id,
+                tenant=args.tenant,
+                document_type=args.document_type,
+            )
         except CustodyError as err:  # refused before a workflow existed
             rows.append({"input": path, "state": "rejected", "code": str(err.code)})
             continue

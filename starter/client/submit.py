@@ -35,11 +35,22 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.errors import Code, DocumentRejected
+from custody.fields import DocType
 from custody.models import DocState, DocumentInput, DocumentResult, ResultRecord
-from custody.queues import SA_REASON, SA_SHA256, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
+from custody.queues import (
+    PRIORITY_RESERVED,
+    SA_REASON,
+    SA_SHA256,
+    SA_SOURCE_ID,
+    SA_STATE,
+    SA_TENANT,
+    WORKFLOW_NAME,
+    scheduling,
+)
 from custody.refs import RefKeys
+from starter.client import backlog
 from starter.client.connect import CustodyClient
-from starter.client.read import from_store, published
+from starter.client.read import from_store, published, settled
 
 _CHUNK = 1 << 20
 
@@ -81,11 +92,16 @@ async def submit(
     admit: Admit | None = None,
     priority: bool = False,
     captured_at: datetime | None = None,
+    document_type: DocType | str | None = None,
+    fairness_weight: float | None = None,
 ) -> Submission:
     """Hand one document to Custody; returns at once (OCR runs asynchronously).
 
     With ``admit``, new work is asked for first (documents already published
     are not): the hook raises to refuse, and ``priority`` asks for a reserved lane.
+    ``document_type`` names the type (``custody.fields.DocType``); else it is classified.
+    ``fairness_weight`` is the document's share of a busy queue; else it falls
+    with the tenant's backlog (``starter.client.backlog``).
     """
     ids.check_tenant(tenant)
     ids.check_source_id(source_id)
@@ -104,11 +120,24 @@ async def submit(
                 size_bytes=size,
                 record=record,
             )
+        # So is a quarantine or rejection: never processed again without an operator.
+        outcome = settled(client.store, sha256, tenant)
+        if outcome is not None:
+            return Submission(
+                sha256=sha256,
+                tenant=tenant,
+                workflow_id=wid,
+                state=outcome.state,
+                deduplicated=True,
+                size_bytes=size,
+            )
         if admit is not None:  # refuse before any upload
             await admit(AdmissionRequest(wid, size, source_id, tenant, priority))
         src.seek(0)
         client.store.create_from_file(ids.intake_key(sha256, tenant), src)
     intake = ids.intake_key(sha256, tenant)
+    if fairness_weight is None:
+        fairness_weight = await backlog.fairness_weight(client, tenant)
     inp = DocumentInput(
         sha256=sha256,
         tenant=tenant,
@@ -120,6 +149,10 @@ async def submit(
         ocr_task_queue=client.settings.ocr_task_queue,
         signer=signer or {},
         captured_at=captured_at,
+        document_type=DocType(document_type) if document_type is not None else None,
+        # The reserved lane goes ahead in every task queue too, OCR's included.
+        priority=PRIORITY_RESERVED if priority else None,
+        fairness_weight=fairness_weight,
         # Signed with the keyring that seals the store: workers refuse anything else.
         intake_sig=RefKeys.for_store(client.store).sign(intake, tenant, sha256),
     )
@@ -155,6 +188,8 @@ async def _start(client: CustodyClient, inp: DocumentInput, wid: str) -> bool:
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             search_attributes=_search_attributes(inp),
             static_summary=_summary(inp),
+            # Workflow tasks share the I/O queue fairly too, not only the activities.
+            priority=scheduling(inp.tenant, inp.priority, inp.fairness_weight),
         )
     except WorkflowAlreadyStartedError:
         return False

@@ -1,6 +1,7 @@
 """The authenticated HTTP intake edge (Starlette on uvicorn; ``custody serve`` runs it).
 
     PUT|POST /v1/documents        raw body -> 202 {sha256, state, workflow_id, deduplicated}
+    POST     /v1/preview          raw body -> 200 its text now, not evidence (.preview)
     GET      /v1/documents/{sha}  state, and the result once published (caller's tenant only)
     POST     /v1/releases         {documents, recipient, policy} -> 202 a release (.releases)
     GET      /v1/releases/{id}    the release's state, and its files once delivered
@@ -47,6 +48,7 @@ from starter.edge import read as edge_read
 from starter.edge.admission import Admission
 from starter.edge.inflight import InFlight
 from starter.edge.openapi import document
+from starter.edge.preview import Preview
 from starter.edge.releases import Releases
 from starter.edge.slo import SloTracker
 from starter.edge.upload import (
@@ -197,6 +199,7 @@ class Edge:
                 tenant=tenant.name,
                 admit=self.admission.admit,
                 priority=opts["priority"] and tenant.priority,
+                document_type=opts["document_type"],
             )
         except AdmissionRejected:
             raise  # nothing was reserved
@@ -273,11 +276,13 @@ def create_app(
     area = area or StagingArea(client.settings.staging_path)
     edge = Edge(client, admission or Admission(client), area)
     releases = Releases(client, edge._tenant, error)
+    preview = Preview(client.settings, area, edge._tenant, error, edge.inflight)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[
             Route("/v1/documents", edge.upload, methods=["PUT", "POST"]),
             Route("/v1/documents/{sha256}", edge.document, methods=["GET"]),
+            Route("/v1/preview", preview.post, methods=["POST"]),
             Route("/v1/releases", releases.start, methods=["POST"]),
             Route("/v1/releases/{release_id}", releases.get, methods=["GET"]),
             Route("/openapi.json", edge.openapi, methods=["GET"]),
@@ -285,4 +290,5 @@ def create_app(
         ],
     )
     app.state.edge = edge  # for embedders (the bench) that read its trackers
+    app.state.preview = preview
     return app

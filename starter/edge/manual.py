@@ -45,6 +45,7 @@ def park(
     source_id: str | None,
     media_type: str,
     reason: str,
+    document_type: str | None = None,
 ) -> bool:
     """Keep the staged file and a small note; False when these bytes were already parked."""
     base = _base(sha256, tenant)
@@ -57,6 +58,7 @@ def park(
         "media_type": media_type,
         "size_bytes": path.stat().st_size,
         "reason": reason,
+        "document_type": document_type,
         "parked_at": datetime.now(UTC).isoformat(),
     }
     store.create(f"{base}.json", json.dumps(note).encode())
@@ -96,6 +98,7 @@ class Lane:
             source_id=opts["source_id"],
             media_type=staged.media_type,
             reason=reason,
+            document_type=opts.get("document_type"),
         )
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from custody.fields import DocType
 from custody.limits import PolicyLimits
+from starter.edge.preview_spec import preview_path, preview_schemas
 from starter.edge.releases import MAX_DOCUMENTS
 
 # The server's regexes. Its `re.match` also lets a trailing newline past `$`,
@@ -29,7 +31,10 @@ _HEADERS = {
     "Custody-Source-Id": "the sending system, an identifier (never free text)",
     "Custody-Page-Count": "pages the sender expects; past the page limit is 413 PAGE_LIMIT",
     "Custody-Priority": "'high' (any case) uses the reserved lane, for tenants allowed to",
+    "Custody-Document-Type": "the document's type (else Custody classifies it); "
+    "another value is 400 BAD_HEADER",
 }
+_DOC_TYPES = sorted(t.value for t in DocType)
 UPLOAD_TYPES = ("application/pdf", "image/png", "image/jpeg", "image/tiff")
 
 
@@ -80,6 +85,7 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
                 "Custody-Page-Count", {"type": "integer", "minimum": 1, "maximum": limits.max_pages}
             ),
             _header("Custody-Priority", {"type": "string"}),
+            _header("Custody-Document-Type", {"type": "string", "enum": _DOC_TYPES}),
         ],
         "requestBody": {
             "required": True,
@@ -154,6 +160,7 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
             _answer("state and result", "Document"),
             "no such document for this tenant (NOT_FOUND)",
         ),
+        "/v1/preview": preview_path(limits),
         "/v1/releases": {
             "post": {
                 "operationId": "postRelease",
@@ -258,7 +265,7 @@ def document(limits: PolicyLimits) -> dict[str, Any]:
         "paths": _paths(limits),
         "components": {
             "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
-            "schemas": SCHEMAS,
+            "schemas": SCHEMAS | preview_schemas(limits),
         },
     }
 

@@ -23,6 +23,7 @@ from activities.scratch import StagingArea
 from custody import ids
 from custody.errors import Code, CustodyError
 from custody.errors import UploadError as UploadError
+from custody.fields import DocType
 from custody.settings import Settings
 from custody.stores import ObjectStore
 from starter.edge.inflight import Ticket
@@ -126,6 +127,10 @@ def sniff(head: bytes) -> str:
     return next((t for magic, t in MEDIA_TYPES if head.startswith(magic)), "")
 
 
+#: Custody-Document-Type: the submitter names the document's type (else it is classified).
+DOC_TYPES = frozenset(t.value for t in DocType)
+
+
 def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
     """Everything the headers say, checked before a byte of the body is read."""
     media_type = h.get("content-type", "").split(";")[0].strip().lower()
@@ -152,12 +157,18 @@ def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
             400, Code.BAD_SOURCE_ID, "Custody-Source-Id must be an identifier"
         ) from None
     priority = h.get("custody-priority", "").lower() == "high"
+    doc_type = h.get("custody-document-type")
+    if doc_type is not None and doc_type not in DOC_TYPES:
+        raise UploadError(
+            400, Code.BAD_HEADER, f"Custody-Document-Type must be one of {sorted(DOC_TYPES)}"
+        )
     return {
         "media_type": media_type,
         "length": length,
         "idempotency_key": key,
         "source_id": source_id,
         "priority": priority,
+        "document_type": doc_type,
     }
 
 

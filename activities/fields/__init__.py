@@ -1,0 +1,37 @@
+"""Field extraction: typed fields read from a document's OCR words (issue #15).
+
+``extract`` is pure: OCR pages in, an ``Extraction`` out, no I/O, the same
+answer every time. It classifies the document (or takes the declared or the
+policy's type), then reads that type's fields beside their labels (see
+``anchors``), each with its page, box, confidence and method; a field read
+too unsurely needs review and carries no value. Values never leave the
+returned object: nothing here logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from activities.fields.classify import classify
+from activities.fields.form import read_pairs
+from activities.fields.layout import Line, page_lines
+from activities.fields.receipt import read_receipt
+from activities.fields.referral import read_referral
+from custody.fields import DocType, Extraction
+from custody.models import PageText
+
+__all__ = ["extract"]
+
+
+def extract(
+    pages: list[PageText], *, declared: DocType | None = None, expected: Sequence[DocType] = ()
+) -> Extraction:
+    """The document's type and fields, read from its OCR pages."""
+    ordered = sorted(pages, key=lambda p: p.page)
+    lines: list[Line] = [line for page in ordered for line in page_lines(page)]
+    kind = classify(lines, declared=declared, expected=expected)
+    if kind.type == DocType.REFERRAL:
+        return Extraction(classification=kind, fields=read_referral(ordered, lines))
+    if kind.type == DocType.RECEIPT:
+        return Extraction(classification=kind, fields=read_receipt(lines))
+    return Extraction(classification=kind, pairs=read_pairs(lines))

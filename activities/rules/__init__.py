@@ -1,0 +1,1 @@
+"""Application rules in the output check: fields read and judged, the language check, consent."""

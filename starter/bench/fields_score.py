@@ -1,0 +1,137 @@
+"""Scoring for ``custody bench fields``: ground truth, normal forms and the tally.
+
+Ground truth comes two ways: ``<stem>.fields.json`` beside a scan
+(``{"type": "referral", "fields": {...}}``, as ``starter.bench.referrals``
+writes it) and SROIE's ``_annotations/<stem>.key.json`` (company, date,
+address, total: a receipt). Values are compared in normal form: dates as ISO,
+totals as two-place decimals, identifiers with case, spaces and the
+punctuation OCR leaves at the ends ignored (as the issue asks), and free text
+(company, address, clinic, reason) on its letters and digits alone, so a comma
+printed or not is not a wrong value (SROIE's keys keep commas the receipts
+often lack).
+
+A field read surely but wrongly is ``wrong``; when its document was also
+published outside the review band it is ``wrong_confident`` too: a wrong value
+that would have gone out without a person looking.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from activities.fields.normalise import decimal_text, iso_date
+from custody.fields import Extraction
+
+_ENDS = " \t:;,.'\"-_|#"
+_DATES = frozenset({"date", "referral_date"})
+_TOTALS = frozenset({"total"})
+_IDENTIFIERS = frozenset({"participant_id"})
+
+
+@dataclass(frozen=True)
+class Truth:
+    type: str
+    fields: dict[str, str | bool]
+
+
+def truth_for(scan: Path) -> Truth | None:
+    """The scan's ground truth, if it has one."""
+    beside = scan.with_name(f"{scan.stem}.fields.json")
+    if beside.is_file():
+        data = json.loads(beside.read_text())
+        return Truth(str(data["type"]), dict(data["fields"]))
+    sroie = scan.parent / "_annotations" / f"{scan.stem}.key.json"
+    if sroie.is_file():
+        return Truth("receipt", {k: str(v) for k, v in json.loads(sroie.read_text()).items()})
+    return None
+
+
+def normal(name: str, value: str | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if name in _DATES:
+        return iso_date(value) or value.strip()
+    if name in _TOTALS:
+        return decimal_text(value) or value.strip()
+    if name in _IDENTIFIERS:
+        return "".join(value.split()).strip(_ENDS).casefold()
+    return "".join(c for c in value.casefold() if c.isalnum())
+
+
+def same(name: str, got: str | bool, want: str | bool) -> bool:
+    return normal(name, got) == normal(name, want)
+
+
+@dataclass
+class FieldTally:
+    expected: int = 0
+    exact: int = 0
+    missing: int = 0
+    wrong: int = 0
+    wrong_confident: int = 0
+
+    def figures(self) -> dict[str, Any]:
+        share = round(self.exact / self.expected, 4) if self.expected else None
+        return {**self.__dict__, "exact_share": share}
+
+
+@dataclass
+class Tally:
+    fields: dict[str, FieldTally] = field(default_factory=dict)
+    documents: int = 0
+    classified_right: int = 0
+    states: dict[str, int] = field(default_factory=dict)
+
+    def add(self, truth: Truth, read: Extraction | None, band: str | None, state: str) -> None:
+        """One document: ``read`` is None when nothing was published to read."""
+        self.documents += 1
+        self.states[state] = self.states.get(state, 0) + 1
+        if read is not None and read.classification.type.value == truth.type:
+            self.classified_right += 1
+        for name, want in sorted(truth.fields.items()):
+            tally = self.fields.setdefault(name, FieldTally())
+            tally.expected += 1
+            got = read.value(name) if read is not None else None
+            if got is None:
+                tally.missing += 1
+            elif same(name, got, want):
+                tally.exact += 1
+            else:
+                tally.wrong += 1
+                tally.wrong_confident += band != "review"
+
+    def figures(self) -> dict[str, Any]:
+        accuracy = self.classified_right / self.documents if self.documents else None
+        return {
+            "documents": self.documents,
+            "states": dict(sorted(self.states.items())),
+            "classification_accuracy": None if accuracy is None else round(accuracy, 4),
+            "fields": {name: t.figures() for name, t in sorted(self.fields.items())},
+        }
+
+
+#: The issue's targets: exact share per field, and no wrong value published unreviewed.
+TARGETS: dict[str, float] = {
+    "referral_date": 0.95,
+    "participant_id": 0.95,
+    "consent": 0.95,
+    "date": 0.90,
+    "total": 0.90,
+    "company": 0.80,
+    "address": 0.80,
+}
+
+
+def targets(tally: Tally) -> dict[str, Any]:
+    found = {n: t for n, t in tally.fields.items() if n in TARGETS and t.expected}
+    met = {n: t.exact / t.expected >= TARGETS[n] for n, t in found.items()}
+    unreviewed = sum(t.wrong_confident for t in tally.fields.values())
+    return {
+        "exact_share_at_least": {n: TARGETS[n] for n in found},
+        "met": met,
+        "wrong_confident_total": unreviewed,
+        "all_met": all(met.values()) and unreviewed == 0,
+    }

@@ -1,0 +1,159 @@
+"""Referral fields read beside their labels: distractors, review, consent marks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from activities.fields import extract
+from activities.fields.marks import find_marks
+from custody.fields import DocType
+from custody.models import Mark, PageText, Word
+from starter.bench.referrals import generate
+
+
+def _page(
+    rows: list[list[tuple[str, int]]], *, conf: float = 0.99, marks: list[Mark] | None = None
+) -> PageText:
+    """A page whose row ``n`` sits at y = 100 + 80n, each word at its given x (20 px per letter)."""
+    words = []
+    for n, row in enumerate(rows):
+        y = 100 + 80 * n
+        for text, x in row:
+            box = [[x, y], [x + 20 * len(text), y], [x + 20 * len(text), y + 30], [x, y + 30]]
+            words.append(Word(text=text, confidence=conf, box=box))
+    return PageText(
+        page=0,
+        width=1700,
+        height=2200,
+        text="",
+        words=words,
+        mean_confidence=conf,
+        seconds=0.0,
+        marks=marks or [],
+    )
+
+
+def test_extract_takes_referral_date_not_date_of_birth_beside_it() -> None:
+    """The date of birth printed first and beside the referral date is never taken for it."""
+    page = _page(
+        [
+            [("Date", 100), ("of", 200), ("Birth:", 260), ("02/03/1961", 700)],
+            [("Referral", 100), ("Date:", 280), ("14/03/2026", 700)],
+            [("Fax", 100), ("date:", 180), ("16/03/2026", 700)],
+        ]
+    )
+    found = extract([page], declared=DocType.REFERRAL).fields["referral_date"]
+    assert (found.status, found.value) == ("found", "2026-03-14")
+
+
+def test_extract_takes_participant_id_not_mrn_on_the_same_line() -> None:
+    """A letter's "Participant ID: P-00421   MRN: 1234567" gives the ID, never the MRN."""
+    page = _page(
+        [[("Participant", 100), ("ID:", 340), ("P-00421", 420), ("MRN:", 700), ("1234567", 820)]]
+    )
+    found = extract([page], declared=DocType.REFERRAL).fields["participant_id"]
+    assert (found.status, found.value, found.method) == ("found", "P-00421", "anchor:right-of")
+
+
+def test_extract_reads_a_grid_value_below_its_label() -> None:
+    """In a boxed grid the value printed under its label is read; the neighbour cell is not."""
+    page = _page(
+        [
+            [("Participant", 100), ("Identifier", 340), ("MRN", 900)],
+            [("P008186", 100), ("7654321", 900)],
+        ]
+    )
+    found = extract([page], declared=DocType.REFERRAL).fields["participant_id"]
+    assert (found.value, found.method) == ("P008186", "anchor:below")
+
+
+def test_extract_sends_unsure_values_to_review_without_a_value() -> None:
+    """A value OCR read with low confidence needs review and carries no value at all."""
+    page = _page([[("Referral", 100), ("Date:", 280), ("14/03/2026", 700)]], conf=0.6)
+    found = extract([page], declared=DocType.REFERRAL).fields["referral_date"]
+    assert (found.status, found.value) == ("review", None)
+    assert found.confidence < 0.85
+
+
+def test_extract_reports_missing_fields_as_missing() -> None:
+    """A field whose label is nowhere is missing, not review."""
+    page = _page([[("Referral", 100), ("Date:", 280), ("14/03/2026", 700)]])
+    fields = extract([page], declared=DocType.REFERRAL).fields
+    assert fields["participant_id"].status == "missing"
+    assert fields["consent"].status == "missing"
+
+
+def _consent_page(yes_ink: float, no_ink: float) -> PageText:
+    marks = [
+        Mark(box=[440, 100, 470, 130], ink=yes_ink),
+        Mark(box=[600, 100, 630, 130], ink=no_ink),
+    ]
+    return _page([[("Consent", 100), ("given:", 280), ("Yes", 482), ("No", 642)]], marks=marks)
+
+
+def test_extract_reads_consent_from_the_marked_box() -> None:
+    """Consent is the option whose box is inked while the other's is empty."""
+    yes = extract([_consent_page(0.5, 0.0)], declared=DocType.REFERRAL).fields["consent"]
+    no = extract([_consent_page(0.0, 0.35)], declared=DocType.REFERRAL).fields["consent"]
+    assert (yes.status, yes.value, yes.method) == ("found", True, "checkbox")
+    assert (no.status, no.value) == ("found", False)
+
+
+def test_extract_sends_unreadable_consent_marks_to_review() -> None:
+    """Both boxes marked, or a smudge, is review: consent is never guessed."""
+    for inks in ((0.5, 0.4), (0.06, 0.0), (0.0, 0.0)):
+        found = extract([_consent_page(*inks)], declared=DocType.REFERRAL).fields["consent"]
+        assert (found.status, found.value) == ("review", None)
+
+
+def test_find_marks_sees_the_ticked_and_crossed_boxes_of_a_referral() -> None:
+    """On drawn referrals exactly one of the two consent boxes is inked: the truth's."""
+    for index in (0, 6, 8, 13):  # list/cross, letter/tick, list/tick, grid/cross (seed 7)
+        referral = generate(index, 7)
+        marks = find_marks(np.asarray(referral.pages[-1].convert("L")))
+        consent = sorted((m for m in marks if m.box[2] - m.box[0] >= 20), key=lambda m: m.box[0])
+        assert len(consent) == 2
+        inked = [m.ink > 0.1 for m in consent]
+        assert inked == [bool(referral.truth["consent"]), not referral.truth["consent"]]
+
+
+def _tilted(words: list[tuple[str, int]], y: int, slope: float) -> list[Word]:
+    """Words along one printed line that drops ``slope`` pixels per pixel across the page."""
+    placed = []
+    for text, x in words:
+        w, top = 20 * len(text), y + slope * x
+        box = [[x, top], [x + w, top + slope * w], [x + w, top + slope * w + 30], [x, top + 30]]
+        placed.append(Word(text=text, confidence=0.99, box=[[int(a), int(b)] for a, b in box]))
+    return placed
+
+
+def test_extract_keeps_a_skewed_line_whole() -> None:
+    """On a scan skewed 4 degrees the value far right of its label is still its value."""
+    slope = 0.07
+    words = [
+        *_tilted([("Referral", 100), ("Date:", 280), ("14/03/2026", 1200)], 100, slope),
+        *_tilted([("Date", 100), ("of", 200), ("Birth:", 260), ("02/03/1961", 1200)], 160, slope),
+    ]
+    page = PageText(
+        page=0, width=1700, height=2200, text="", words=words, mean_confidence=0.99, seconds=0.0
+    )
+    found = extract([page], declared=DocType.REFERRAL).fields["referral_date"]
+    assert (found.status, found.value) == ("found", "2026-03-14")
+
+
+def test_extract_sends_a_value_under_a_rubber_stamp_to_review() -> None:
+    """A rubber stamp printed over a value may have eaten a letter: review, not a value."""
+    clean = _page([[("Reason:", 100), ("Persistent", 700), ("knee", 920), ("pain", 1020)]])
+    stamp = Word(
+        text="RECEIVED", confidence=0.99, box=[[760, 135], [920, 135], [920, 165], [760, 165]]
+    )
+    stamped = clean.model_copy(update={"words": [*clean.words, stamp]})
+    assert extract([clean], declared=DocType.REFERRAL).fields["reason"].status == "found"
+    found = extract([stamped], declared=DocType.REFERRAL).fields["reason"]
+    assert (found.status, found.value) == ("review", None)
+
+
+def test_extract_is_deterministic() -> None:
+    """The same pages give the same extraction, field for field."""
+    page = _consent_page(0.5, 0.0)
+    assert extract([page]) == extract([page])

@@ -1,0 +1,129 @@
+"""Fields, rules and consent end to end: real dev server, real engine, a sealed store.
+
+A referral drawn without a consent box (``tests.activities.rules.drawn``) is
+published under a review policy (band ``review``, ``consent`` named), found
+by its participant ID through the keyed index, and refused by a release policy
+that requires consent; under a quarantine policy it is ``FIELDS_MISSING``, and
+neither its values nor its text reach logs or workflow history. A German
+letter under a policy expecting English is ``LANGUAGE_MISMATCH``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from activities.engines.base import OcrEngine
+from custody import egress as eg
+from custody import ids
+from custody.egress_store import add_policy, add_recipient
+from custody.fields import DocType, Extraction
+from custody.keys import init_keyring, keys_dir
+from custody.models import DocState, SignedRecord
+from custody.rules import Action, FieldsPolicy, TypeRules, set_policy
+from custody.settings import Settings
+from custody.stores import ObjectStore, open_store
+from starter.client.release import release, wait_release
+from starter.client.submit import submit, wait
+from tests.activities.rules.drawn import GERMAN, PARTICIPANT_ID, REFERRAL, REFERRAL_DATE, png
+from tests.helpers import custody_cli, make_settings, recipient, running_pipeline
+from tests.workflows.test_replay import replay_and_keep
+
+VALUES = (REFERRAL_DATE, "2026-03-14", PARTICIPANT_ID, "884213", "Okafor", "knee pain")
+
+
+def _rules(on_missing: Action) -> FieldsPolicy:
+    referral = TypeRules(
+        required=("referral_date", "participant_id", "consent"),
+        dates=("referral_date",),
+        patterns={"participant_id": r"P-\d{5}"},
+        on_missing=on_missing,
+    )
+    return FieldsPolicy(rules={DocType.REFERRAL: referral})
+
+
+@pytest.fixture(scope="module")
+def sealed(tmp_path_factory: pytest.TempPathFactory, temporal_address: str) -> Settings:
+    """A home with a development keyring: objects sealed, references signed, an index."""
+    settings = make_settings(tmp_path_factory.mktemp("fields"), temporal_address)
+    init_keyring(keys_dir(settings), development=True)
+    return settings
+
+
+def _record(store: ObjectStore, sha256: str, tenant: str) -> SignedRecord:
+    return SignedRecord.model_validate_json(store.get(ids.record_key(sha256, tenant)))
+
+
+async def test_fields_review_policy_publishes_names_finds_and_refuses_without_consent(
+    temporal_client: Client, sealed: Settings, ocr_engine: OcrEngine, tenant: str, tmp_path: Path
+) -> None:
+    """Missing consent reviews (named); the ID finds it; a consent-requiring release refuses it."""
+    store = open_store(sealed)
+    set_policy(store, tenant, _rules("review"))
+    async with running_pipeline(temporal_client, sealed, ocr_engine, store=store) as custody:
+        sub = await submit(custody, png(REFERRAL), tenant=tenant)
+        result = await wait(custody, sub.sha256, tenant=tenant)
+        assert result.state is DocState.PUBLISHED, result
+        record = _record(store, sub.sha256, tenant).record
+        assert record.confidence_band == "review" and record.fields_review == ["consent"]
+        assert record.document_type == "referral" and record.fields_key is not None
+        body = store.get(record.fields_key)
+        assert hashlib.sha256(body).hexdigest() == record.fields_sha256
+        assert Extraction.model_validate_json(body).value("participant_id") == PARTICIPANT_ID
+        rc, found = await custody_cli(
+            sealed, "evidence", "find", "--field", "participant_id=p-00421 ", tenant=tenant
+        )
+        assert rc == 0 and [d["sha256"] for d in found] == [sub.sha256]
+        add_policy(store, tenant, eg.Policy(name="consented", require_consent=True))
+        add_recipient(store, recipient(tenant, "clinic-b", tmp_path / "outbox"))
+        started = await release(
+            custody, [sub.sha256], to="clinic-b", policy="consented", tenant=tenant, actor="op"
+        )
+        refused = await asyncio.wait_for(wait_release(custody, started.release_id), 120)
+    assert refused.state is eg.ReleaseState.REFUSED and refused.code == "CONSENT_REQUIRED"
+    assert not (tmp_path / "outbox").exists()
+    await replay_and_keep(temporal_client, result.workflow_id, "document-fields-review")
+
+
+async def test_fields_missing_quarantines_with_names_and_no_values_in_logs_or_history(
+    temporal_client: Client,
+    sealed: Settings,
+    ocr_engine: OcrEngine,
+    tenant: str,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A quarantine policy quarantines as FIELDS_MISSING naming consent; no value is logged."""
+    caplog.set_level(logging.DEBUG)
+    store = open_store(sealed)
+    set_policy(store, tenant, _rules("quarantine"))
+    async with running_pipeline(temporal_client, sealed, ocr_engine, store=store) as custody:
+        sub = await submit(custody, png(REFERRAL), tenant=tenant, document_type="referral")
+        result = await wait(custody, sub.sha256, tenant=tenant)
+    assert result.state is DocState.QUARANTINED and result.code == "FIELDS_MISSING"
+    handle = temporal_client.get_workflow_handle(ids.workflow_id(sub.sha256, tenant))
+    history = json.dumps((await handle.fetch_history()).to_json_dict())
+    assert "fields: consent" in history  # the names travel in the failure, nothing else
+    out, err = capfd.readouterr()
+    for seen in (history, out, err, caplog.text):
+        for value in VALUES:
+            assert value not in seen
+    assert not list(store.list(f"results/{ids.scope(tenant)}/"))  # no fields kept
+
+
+async def test_fields_language_mismatch_quarantines_a_german_page(
+    temporal_client: Client, sealed: Settings, ocr_engine: OcrEngine, tenant: str
+) -> None:
+    """A letter in German under a policy expecting English is quarantined LANGUAGE_MISMATCH."""
+    store = open_store(sealed)
+    set_policy(store, tenant, FieldsPolicy(languages=("en",)))
+    async with running_pipeline(temporal_client, sealed, ocr_engine, store=store) as custody:
+        sub = await submit(custody, png(GERMAN), tenant=tenant)
+        result = await wait(custody, sub.sha256, tenant=tenant)
+    assert result.state is DocState.QUARANTINED and result.code == "LANGUAGE_MISMATCH"
