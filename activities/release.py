@@ -5,7 +5,8 @@ worker dies at any point:
 
 - **prepare** reads only; it refuses (a coded, non-retryable failure) anything
   that is not a published document of this tenant whose source still hashes
-  to its signed record, and any unknown or revoked recipient or policy.
+  to its signed record, and any unknown or revoked recipient or policy; under
+  a policy that requires consent, any referral without it.
 - **render** creates each file once (``egress/<tenant>/releases/<id>/files/``)
   and a retry re-reads what the first attempt stored, so the hashes that go
   on are those of the bytes that exist, whatever the renderer would make now.
@@ -28,6 +29,7 @@ from temporalio import activity
 from activities.egress import channels as ch
 from activities.egress.delivery import open_channel
 from activities.faults import coded
+from activities.rules.consent import require_consent
 from activities.scratch import StagingArea, stored_sha256
 from custody import egress as eg
 from custody import ids
@@ -68,10 +70,10 @@ class ReleaseActivities:
         recipient = get_recipient(self._store, inp.tenant, inp.recipient)
         if not inp.documents:
             raise EgressRefused(Code.RELEASE_INVALID, "a release needs at least one document")
-        sources = [self._published(inp.tenant, sha) for sha in sorted(set(inp.documents))]
+        sources = [self._published(inp.tenant, sha, policy) for sha in sorted(set(inp.documents))]
         return eg.Prepared(release=inp, policy=policy, recipient=recipient, sources=sources)
 
-    def _published(self, tenant: str | None, sha256: str) -> eg.SourceDoc:
+    def _published(self, tenant: str | None, sha256: str, policy: eg.Policy) -> eg.SourceDoc:
         """A published document of this tenant whose source still hashes to its record."""
         key = ids.record_key(ids.check_sha256(sha256), tenant)
         if not self._store.exists(key):
@@ -83,6 +85,8 @@ class ReleaseActivities:
             raise EgressRefused(Code.SOURCE_ALTERED, f"record of {sha256[:12]} names another")
         if stored_sha256(self._store, record.source_key) != sha256:
             raise EgressRefused(Code.SOURCE_ALTERED, f"source of {sha256[:12]} no longer hashes")
+        if policy.require_consent:
+            require_consent(self._store, record)
         return eg.SourceDoc(
             sha256=sha256,
             source_key=record.source_key,
@@ -134,6 +138,12 @@ class ReleaseActivities:
             c2pa_dir=self._c2pa_dir,
             production=self._settings.env == "production",
         )
+        if p.policy.view == "redacted":  # the checked, signed view instead of the pages
+            from activities.redact.release import redacted_files
+
+            parts = (self._store, self._signer, self._area, self._settings)
+            yield from redacted_files(p, src, parts, job._signed)
+            return
         if "searchable_pdf" in p.policy.include:
             yield f"{stem}.pdf", "application/pdf", job.pdf
         if "page_images" in p.policy.include:

@@ -27,7 +27,15 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from custody import ids
 from custody.canonical import canonical_json
@@ -92,6 +100,20 @@ class Policy(BaseModel):
     c2pa: bool = True
     #: Days after release during which the recipient may use the packet (informative).
     expires_after_days: int | None = Field(default=None, ge=1)
+    #: Refuse a referral whose consent is false or unknown (activities.rules.consent).
+    require_consent: bool = False
+    #: "redacted": the packet holds each document's redacted view (activities.redact,
+    #: the built-in ``default`` redaction policy) in place of the evidence's pages.
+    view: Literal["original", "redacted"] = "original"
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # Left out at their defaults, so a stored policy keeps the hash it is pinned by.
+        data: dict[str, object] = handler(self)
+        for name, default in _POLICY_ADDITIONS.items():
+            if name in data and data[name] == default:
+                del data[name]
+        return data
 
     @field_validator("name")
     @classmethod
@@ -122,11 +144,22 @@ class Policy(BaseModel):
             raise ValueError("a policy must include at least one kind of file")
         return tuple(sorted(set(value)))
 
+    @model_validator(mode="after")
+    def _view(self) -> Policy:
+        # A redacted view is a checked PDF and its kept text; page images are not made.
+        if self.view == "redacted" and "page_images" in self.include:
+            raise ValueError("view: redacted releases searchable_pdf and text, not page_images")
+        return self
+
     def canonical(self) -> bytes:
         return canonical_json(self)
 
     def sha256(self) -> str:
         return hashlib.sha256(self.canonical()).hexdigest()
+
+
+#: Fields added to ``Policy`` since policies were first pinned, with their defaults.
+_POLICY_ADDITIONS: dict[str, object] = {"require_consent": False, "view": "original"}
 
 
 #: Built-in policies: ``default`` for releases; ``read`` and ``export`` name what

@@ -1,0 +1,1 @@
+"""Redacted views: a derived, separately signed copy of a published document, text removed."""

@@ -1,0 +1,165 @@
+"""Detectors: participant IDs, MRNs, dates of birth and titled names in OCR words.
+
+Custom recognisers, each a label's wording (the context) and the value's
+shape: a value counts only beside its own label, right of it on the line or
+just below it (a boxed grid puts the value under its label), because a
+referral's numbers and dates are told apart by their labels alone. Two shapes
+are distinctive enough to be found anywhere: a ``P-``/``PT-`` participant ID
+and a name after a title (Dr, Mrs, ...).
+
+No packaged model fits: Presidio's recognisers need a spaCy model, and the
+official ones are not on PyPI (the copies there are unofficial re-uploads);
+GLiNER and Flair fetch their weights from a model hub at run time. What these
+recognisers miss, the leak check (``activities.redact.check``) still refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from activities.redact.lines import Line, Tok
+from activities.redact.policy import Detector
+
+_DATE = (
+    r"\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}"
+    r"|\d{1,2}[ -][A-Za-z]{3,9}\.?[ -]\d{4}"
+    r"|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}"
+)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Words to remove, why, and the strings they print (what the check looks for)."""
+
+    toks: tuple[Tok, ...]
+    reason: str  # "field", "detector" or "sweep"
+    source: str  # the field's or detector's name
+    strings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Recogniser:
+    name: Detector
+    context: re.Pattern[str]
+    value: re.Pattern[str]
+    joiner: str  # how the value's words join: dates keep spaces, identifiers do not
+    max_tokens: int
+    #: The widest gap inside a value, in word heights: an identifier OCR split in
+    #: two ("PT-0421 -A") is close; the next label is further off.
+    gap: float
+    anywhere: re.Pattern[str] | None = None
+
+
+RECOGNISERS: tuple[Recogniser, ...] = (
+    Recogniser(
+        "participant_id",
+        re.compile(r"participant\s*(?:id|identifier|no\b\.?|number|#)|study\s*id", re.I),
+        re.compile(r"[A-Za-z]{0,4}[-#]?[A-Za-z0-9-]*\d{3,}[A-Za-z0-9-]*"),
+        "",
+        3,
+        0.5,
+        re.compile(r"(?<![A-Za-z0-9])PT?-\d{4,6}(?:-[A-Z])?(?![A-Za-z0-9])"),
+    ),
+    Recogniser(
+        "mrn",
+        re.compile(
+            r"\bmrn\b|medical\s*record\s*(?:no\b\.?|number|#)|hospital\s*(?:no\b\.?|number|#)", re.I
+        ),
+        re.compile(r"[A-Za-z]{0,3}\d{5,10}"),
+        "",
+        2,
+        0.5,
+    ),
+    Recogniser(
+        "date_of_birth",
+        re.compile(r"date\s*of\s*birth|\bdob\b|birth\s*date|\bborn\b", re.I),
+        re.compile(_DATE),
+        " ",
+        4,
+        1.5,
+    ),
+)
+_TITLED_NAME = re.compile(
+    r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+[A-Z][A-Za-z'-]+(?:\s+[A-Z][A-Za-z'-]+){0,2}"
+)
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof"})
+
+
+def detect(lines: Sequence[Line], enabled: Sequence[Detector]) -> list[Hit]:
+    hits: list[Hit] = []
+    for rec in RECOGNISERS:
+        if rec.name in enabled:
+            hits += _labelled(rec, lines)
+            hits += _anywhere(rec, lines)
+    if "person_name" in enabled:
+        hits += _names(lines)
+    return hits
+
+
+def name_parts(name: str) -> tuple[str, ...]:
+    """A name and each of its words but titles: each is a string the check looks for."""
+    parts = [p.strip(".,") for p in name.split()]
+    return (name, *(p for p in parts if len(p) >= 3 and p.lower() not in _TITLES))
+
+
+def _labelled(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
+    for n, line in enumerate(lines):
+        for match in rec.context.finditer(line.text):
+            label = line.covering(match.start(), match.end())
+            last = label[-1]
+            tail = line.text[match.end() : line.spans()[line.toks.index(last)][1]].strip(" :#.")
+            if tail and rec.value.fullmatch(tail):
+                yield Hit((last,), "detector", rec.name, (tail,))
+                continue
+            after = line.toks[line.toks.index(last) + 1 :]
+            found = _value(rec, after) or _value(rec, _below(lines, n, label))
+            if found is not None:
+                yield Hit(found[0], "detector", rec.name, (found[1],))
+
+
+def _value(rec: Recogniser, toks: Sequence[Tok]) -> tuple[tuple[Tok, ...], str] | None:
+    """The longest run of the first words that has the value's shape."""
+    run: list[Tok] = []
+    for tok in toks:
+        if not run and tok.text.strip(":#") == "":
+            continue  # the label's colon, read as a word of its own
+        if run and (tok.x0 - run[-1].x1 > rec.gap * tok.height or tok.text.endswith(":")):
+            break
+        run.append(tok)
+        if len(run) == rec.max_tokens:
+            break
+    for k in range(len(run), 0, -1):
+        text = rec.joiner.join(t.text for t in run[:k]).strip(" :;,.")
+        if rec.value.fullmatch(text.lstrip(":#")):
+            return tuple(run[:k]), text.lstrip(":#")
+    return None
+
+
+def _below(lines: Sequence[Line], n: int, label: Sequence[Tok]) -> list[Tok]:
+    """The words under a label, from the first that starts near its left edge."""
+    x0, bottom, h = label[0].x0, max(t.y1 for t in label), label[0].height
+    for line in lines[n + 1 :]:
+        if line.toks[0].page != label[0].page or line.toks[0].y0 - bottom > 4 * h:
+            return []
+        near = [t for t in line.toks if abs(t.x0 - x0) <= 2 * h]
+        if near:
+            return [t for t in line.toks if t.x0 >= near[0].x0]
+    return []
+
+
+def _anywhere(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
+    if rec.anywhere is None:
+        return
+    for phrase in (part for line in lines for part in line.phrases()):
+        for match in rec.anywhere.finditer(phrase.text):
+            toks = phrase.covering(match.start(), match.end())
+            yield Hit(toks, "detector", rec.name, (match.group(),))
+
+
+def _names(lines: Sequence[Line]) -> Iterator[Hit]:
+    for phrase in (part for line in lines for part in line.phrases()):
+        for match in _TITLED_NAME.finditer(phrase.text):
+            toks = phrase.covering(match.start(), match.end())
+            yield Hit(toks, "detector", "person_name", name_parts(match.group()))

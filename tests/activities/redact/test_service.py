@@ -1,0 +1,61 @@
+"""A published referral's redacted view, through the real pipeline, store and signing key.
+
+The referral is submitted to the real workers (Temporal dev server, default
+OCR engine), published and signed; the view is then made from what the
+store holds, its source rendered in the sandboxed child.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from activities.engines.base import OcrEngine
+from activities.redact.policy import DEFAULT_REDACTION
+from activities.redact.service import Redactor
+from activities.redact.view import SignedView, view_key, view_problems
+from activities.scratch import StagingArea
+from custody import ids
+from custody.signing import public_keys, signer_from_settings
+from starter.bench.referrals import write_set
+from starter.client.submit import submit, wait
+from tests.helpers import make_settings, running_pipeline
+
+pytestmark = pytest.mark.slow
+
+
+async def test_redaction_service_signs_a_view_linked_to_the_untouched_record(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path: Path,
+    tenant: str,
+    ocr_engine: OcrEngine,
+) -> None:
+    """The view verifies, names the record's hash, and leaves the record's bytes as they were."""
+    settings = make_settings(tmp_path / "home", temporal_address)
+    [path] = write_set(tmp_path / "set", 1, seed=11)
+    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+        sub = await submit(custody, path, tenant=tenant)
+        await wait(custody, sub.sha256, tenant=tenant)
+        store = custody.store
+    record_key = ids.record_key(sub.sha256, tenant)
+    before = store.get(record_key)
+    area = StagingArea(settings.staging_path)
+    redactor = Redactor(
+        store, signer_from_settings(settings), area, lambda: ocr_engine, settings.limits
+    )
+    signed = redactor.redact(sub.sha256, tenant, DEFAULT_REDACTION, "reviewer@test")
+    assert store.get(record_key) == before
+    assert signed.view.record_sha256 == hashlib.sha256(before).hexdigest()
+    assert view_problems(store, signed, public_keys(store)) == []
+    assert signed.view.entries and {e.approved_by for e in signed.view.entries} == {"reviewer@test"}
+    assert signed.view.check.leaks == 0 and signed.view.check.engine == ocr_engine.name
+    again = redactor.redact(sub.sha256, tenant, DEFAULT_REDACTION, "someone-else")
+    assert again == signed  # made once: a second request gets the stored view
+    forged = signed.model_copy(update={"view": signed.view.model_copy(update={"entries": []})})
+    assert any("signature" in p for p in view_problems(store, forged, public_keys(store)))
+    key = view_key(sub.sha256, tenant, DEFAULT_REDACTION.sha256())
+    assert SignedView.model_validate_json(store.get(key)) == signed
