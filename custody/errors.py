@@ -15,23 +15,33 @@ document content.
     │   └── TenantShredded        the tenant's key is destroyed (also a StoreError)
     ├── Quarantined               kept for review with its source; never retried
     │   │ (HASH_MISMATCH, LOW_CONFIDENCE, NO_TEXT, PAGE_COUNT_MISMATCH,
-    │   │  SOURCE_MISSING, REF_INVALID, SEAL_INVALID)
+    │   │  SOURCE_MISSING, REF_INVALID, SEAL_INVALID, QUEUE_STALLED,
+    │   │  RETRY_BUDGET_EXHAUSTED, FIELDS_MISSING, FIELD_INVALID, LANGUAGE_MISMATCH)
     │   ├── RefInvalid            a signed object reference failed its check
     │   └── SealInvalid           a stored object was altered or moved (also a StoreError)
     ├── TransientFault            retried with backoff, then quarantined with the
     │     (STORE_UNAVAILABLE,     code and the attempt count kept
     │      OCR_ERROR, OCR_TIMEOUT, IO_TIMEOUT, STAGING_FULL,
-    │      WORKER_LOST, INTERNAL)
+    │      WORKER_LOST, INTERNAL, CIRCUIT_OPEN)
+    │   └── CircuitOpen           a breaker refused the call (also a StoreUnavailable)
     ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION
+    ├── KeyUntrusted              a signing key not pinned, expired or for development
+    │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
+    ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
+    │                             (also a ValueError)
+    ├── StateInvalid              a state version forged, unsigned, out of chain or
+    │                             rolled back (custody.versions): STATE_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
     ├── EgressRefused             a release refused before any byte left
     │     (NOT_PUBLISHED, DOCUMENT_UNKNOWN, RECIPIENT_UNKNOWN, RECIPIENT_REVOKED,
-    │      POLICY_UNKNOWN, POLICY_INVALID, SOURCE_ALTERED, RELEASE_INVALID, CHANNEL_INVALID)
+    │      POLICY_UNKNOWN, POLICY_INVALID, SOURCE_ALTERED, RELEASE_INVALID, CHANNEL_INVALID,
+    │      CONSENT_REQUIRED)
     ├── DeliveryFailed            the recipient's channel failed; its code alone says
     │     (RECIPIENT_UNREACHABLE   whether a retry may help (``retryable``)
     │      retried; RECIPIENT_REFUSED, DELIVERY_CONFLICT, CHANNEL_INVALID,
     │      PACKET_INVALID final)
     ├── RenderFailed              a release's file could not be rendered: RENDER_FAILED
+    ├── RedactionLeak             a redacted view still holds a redacted string: REDACTION_LEAK
     ├── ProvenanceError           a release file's C2PA manifest or mark: PROVENANCE_INVALID
     │   ├── SigningKeyMissing     no C2PA chain where one must exist: SIGNING_KEY_MISSING
     │   ├── SigningKeyInvalid     the chain is unreadable, mismatched or exposed
@@ -48,7 +58,7 @@ document content.
     UploadError                   the edge refuses a request: an HTTP status and a Code
     AuthError                     a missing, malformed, unknown or revoked API key
     StepFailed                    in the document workflow: an activity failed for good
-    HelperError (RuntimeError)    the Tesseract helper process failed a page or died
+    HelperError (RuntimeError)    an OCR helper process (Tesseract, PP-OCR) failed a page or died
     TenantExists (ValueError)     a tenant of that name already exists
     NotFound (LookupError)        no such document (or tenant) for this caller
 
@@ -93,6 +103,12 @@ class Code(StrEnum):
     REF_INVALID = "REF_INVALID"
     #: A stored object is not sealed, was altered, or was moved between keys.
     SEAL_INVALID = "SEAL_INVALID"
+    #: Application rules (custody.rules): a field the tenant's policy requires was
+    #: not read surely, or one read breaks its format; the policy chose quarantine.
+    FIELDS_MISSING = "FIELDS_MISSING"
+    FIELD_INVALID = "FIELD_INVALID"
+    #: A page's text is in none of the languages the tenant's policy expects.
+    LANGUAGE_MISMATCH = "LANGUAGE_MISMATCH"
     # Transient: retried with backoff; quarantine when attempts run out.
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     STAGING_FULL = "STAGING_FULL"
@@ -101,6 +117,15 @@ class Code(StrEnum):
     WORKER_LOST = "WORKER_LOST"
     IO_TIMEOUT = "IO_TIMEOUT"
     INTERNAL = "INTERNAL"
+    #: A step waited in its task queue past its schedule-to-start bound: no worker
+    #: took it (workflows.retries). Quarantined with its source, for release later.
+    QUEUE_STALLED = "QUEUE_STALLED"
+    #: This worker's retry budget was spent: the retry failed fast instead of
+    #: adding load to a failing dependency (workers.budget). Quarantined.
+    RETRY_BUDGET_EXHAUSTED = "RETRY_BUDGET_EXHAUSTED"
+    #: The circuit breaker around the store or the OCR engine is open (workers.breaker):
+    #: the attempt failed at once without calling it; retried with backoff.
+    CIRCUIT_OPEN = "CIRCUIT_OPEN"
     # Egress refusals: nothing leaves, and no egress event is written.
     NOT_PUBLISHED = "NOT_PUBLISHED"
     DOCUMENT_UNKNOWN = "DOCUMENT_UNKNOWN"
@@ -110,6 +135,8 @@ class Code(StrEnum):
     POLICY_INVALID = "POLICY_INVALID"
     SOURCE_ALTERED = "SOURCE_ALTERED"
     RELEASE_INVALID = "RELEASE_INVALID"
+    #: The release policy requires consent and a referral's consent is false or unknown.
+    CONSENT_REQUIRED = "CONSENT_REQUIRED"
     # Egress delivery: the recipient's side.
     #: Transport error, 5xx, 429, a deadline passed: a later attempt may get through.
     RECIPIENT_UNREACHABLE = "RECIPIENT_UNREACHABLE"
@@ -123,6 +150,9 @@ class Code(StrEnum):
     PACKET_INVALID = "PACKET_INVALID"
     # Egress files: rendering, the embedded mark, the C2PA manifest.
     RENDER_FAILED = "RENDER_FAILED"
+    #: A redacted view's check found a redacted string in its text, pixels or bytes:
+    #: the view is not published (activities.redact.check).
+    REDACTION_LEAK = "REDACTION_LEAK"
     #: A C2PA manifest is there but cannot be read.
     PROVENANCE_INVALID = "PROVENANCE_INVALID"
     #: No C2PA chain where one must already exist (production never makes one).
@@ -159,6 +189,10 @@ class Code(StrEnum):
     BODY_TOO_SLOW = "BODY_TOO_SLOW"
     #: The tenant's share of the manual lane is full.
     MANUAL_LANE_FULL = "MANUAL_LANE_FULL"
+    #: The edge's preview lane (``POST /v1/preview``) is full (429), or a
+    #: preview ran past its deadline (504); a preview is never a document's outcome.
+    PREVIEW_BUSY = "PREVIEW_BUSY"
+    PREVIEW_TIMEOUT = "PREVIEW_TIMEOUT"
     TENANT_EXISTS = "TENANT_EXISTS"
     USAGE = "USAGE"
     UNREACHABLE = "UNREACHABLE"
@@ -166,6 +200,17 @@ class Code(StrEnum):
     UNKNOWN_CONFIG = "UNKNOWN_CONFIG"
     #: The ledger's code for a verification that FAILed (``custody verify``).
     VERIFY_FAILED = "VERIFY_FAILED"
+    #: Signing keys (``custody.trust``): not pinned outside the store, outside its
+    #: validity period, a development key in production, a readable key folder.
+    KEY_UNTRUSTED = "KEY_UNTRUSTED"
+    KEY_OUTSIDE_VALIDITY = "KEY_OUTSIDE_VALIDITY"
+    KEY_DEVELOPMENT = "KEY_DEVELOPMENT"
+    KEY_PERMISSIONS = "KEY_PERMISSIONS"
+    #: A value RFC 8785 canonical JSON cannot express (NaN, Infinity).
+    CANONICAL_INVALID = "CANONICAL_INVALID"
+    #: Security-relevant state (``custody.versions``): a version unsigned, signed
+    #: by an untrusted key, out of its chain, missing, or older than one seen.
+    STATE_INVALID = "STATE_INVALID"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -194,6 +239,12 @@ QUARANTINE_CODES: frozenset[Code] = frozenset(
         Code.SOURCE_MISSING,
         Code.REF_INVALID,
         Code.SEAL_INVALID,
+        Code.CANONICAL_INVALID,
+        Code.QUEUE_STALLED,
+        Code.RETRY_BUDGET_EXHAUSTED,
+        Code.FIELDS_MISSING,
+        Code.FIELD_INVALID,
+        Code.LANGUAGE_MISMATCH,
     }
 )
 
@@ -209,6 +260,7 @@ EGRESS_REFUSE_CODES: frozenset[Code] = frozenset(
         Code.SOURCE_ALTERED,
         Code.RELEASE_INVALID,
         Code.CHANNEL_INVALID,
+        Code.CONSENT_REQUIRED,
     }
 )
 
@@ -221,6 +273,7 @@ DELIVERY_FINAL_CODES: frozenset[Code] = frozenset(
         Code.DELIVERY_CONFLICT,
         Code.PACKET_INVALID,
         Code.RENDER_FAILED,
+        Code.REDACTION_LEAK,
         Code.PROVENANCE_INVALID,
         Code.SIGNING_KEY_MISSING,
         Code.SIGNING_KEY_INVALID,
@@ -252,12 +305,17 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.INFLIGHT_BYTES,
         Code.BODY_TOO_SLOW,
         Code.MANUAL_LANE_FULL,
+        Code.PREVIEW_BUSY,
+        Code.PREVIEW_TIMEOUT,
         Code.TENANT_EXISTS,
         Code.USAGE,
         Code.UNREACHABLE,
         Code.NOTHING_TO_ROLL_BACK,
         Code.UNKNOWN_CONFIG,
         Code.VERIFY_FAILED,
+        Code.KEY_UNTRUSTED,
+        Code.KEY_OUTSIDE_VALIDITY,
+        Code.STATE_INVALID,
     }
 )
 
@@ -274,9 +332,12 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         Code.IO_TIMEOUT,
         Code.INTERNAL,
         Code.RECIPIENT_UNREACHABLE,
+        Code.CIRCUIT_OPEN,
         # Raised inside activities too (a signing key, a payload key): an operator's
         # fix is picked up by a later attempt instead of failing the work for good.
         Code.CONFIGURATION,
+        Code.KEY_DEVELOPMENT,
+        Code.KEY_PERMISSIONS,
     }
 )
 
@@ -339,6 +400,25 @@ class ConfigurationError(CustodyError):
     code = Code.CONFIGURATION
 
 
+class KeyUntrusted(CustodyError):
+    """A signing key is not pinned outside the store, outside its validity, or a
+    development key where production is required (``custody.trust``)."""
+
+    code = Code.KEY_UNTRUSTED
+
+
+class StateInvalid(CustodyError):
+    """A state version is forged, unsigned, out of its chain or rolled back; never used."""
+
+    code = Code.STATE_INVALID
+
+
+class CanonicalError(CustodyError, ValueError):
+    """A value RFC 8785 canonical JSON cannot express (NaN, Infinity): CANONICAL_INVALID."""
+
+    code = Code.CANONICAL_INVALID
+
+
 class UsageError(CustodyError):
     """A command line the CLI cannot run (contradictory or missing arguments)."""
 
@@ -349,6 +429,12 @@ class EgressRefused(CustodyError):
     """A read or release refused before any byte left; no egress event is written."""
 
     code = Code.RELEASE_INVALID
+
+
+class RedactionLeak(CustodyError):
+    """A redacted view failed its check; it is neither stored nor released."""
+
+    code = Code.REDACTION_LEAK
 
 
 class DeliveryFailed(CustodyError):
@@ -454,6 +540,16 @@ class ObjectExists(StoreError):
 
 class StoreUnavailable(StoreError):
     """The backend could not be reached or failed transiently; retry later."""
+
+
+class CircuitOpen(TransientFault, StoreUnavailable):
+    """A circuit breaker refused the call: its dependency failed too often just now.
+
+    Also a :class:`StoreUnavailable`, so code that waits out a store outage waits
+    this out too; the code tells the two apart.
+    """
+
+    code = Code.CIRCUIT_OPEN
 
 
 class TenantShredded(DocumentRejected, StoreError):

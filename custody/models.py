@@ -22,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 
+from custody.fields import DocType
 from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
 
 
@@ -67,6 +68,15 @@ class DocumentInput(_Model):
     #: HMAC of (intake_key, tenant, sha256) by the starter (custody.refs); None in
     #: histories from before references were signed.
     intake_sig: str | None = None
+    #: Temporal task priority for every step (1 first .. 5; None: the default, 3).
+    #: The reserved admission lane's documents carry ``queues.PRIORITY_RESERVED``.
+    priority: int | None = Field(default=None, ge=1, le=5)
+    #: The tenant's share of a busy queue against other tenants (Temporal fairness;
+    #: None: 1.0, or the server's override for the tenant's key).
+    fairness_weight: float | None = Field(default=None, gt=0)
+    #: The document's type as the submitter names it (custody.fields.DocType);
+    #: None: Custody classifies it among the types the tenant's policy expects.
+    document_type: DocType | None = None
 
 
 class DocumentResult(_Model):
@@ -198,6 +208,7 @@ class CheckInput(_Model):
     expected_pages: int
     page_keys: list[str]
     page_sigs: list[str] = Field(default_factory=list)
+    document_type: DocType | None = None
 
 
 class CheckResult(_Model):
@@ -207,6 +218,13 @@ class CheckResult(_Model):
     page_confidences: list[float]
     band: str
     attempt: int = 1
+    #: The fields read (activities.rules): the sealed object's scratch key and its
+    #: signature, and the type. Values stay in the object; history has names only.
+    document_type: str | None = None
+    fields_key: str | None = None
+    fields_sig: str | None = None
+    #: Fields the policy requires that were not read surely, or that break a rule.
+    fields_review: list[str] = Field(default_factory=list)
 
 
 class PublishInput(_Model):
@@ -281,6 +299,13 @@ class Word(_Model):
     box: list[list[int]]
 
 
+class Mark(_Model):
+    """A small square box on the page (a checkbox) and how much ink is inside it."""
+
+    box: list[int]  # [x0, y0, x1, y1] in the page's pixels
+    ink: float  # share of dark pixels inside the border, 0..1
+
+
 class PageText(_Model):
     page: int
     width: int
@@ -291,6 +316,10 @@ class PageText(_Model):
     seconds: float
     #: Which produced the page: the OCR engine, or the PDF's own text layer.
     source: Literal["ocr", "text-layer"] = "ocr"
+    #: Checkboxes seen on the page image (activities.fields.marks): OCR rarely
+    #: reads a tick or a cross, so consent is read from these. Empty on pages
+    #: from before marks were recorded and on text-layer pages.
+    marks: list[Mark] = Field(default_factory=list)
 
 
 class ResultRecord(_Model):
@@ -339,6 +368,12 @@ class ResultRecord(_Model):
     searchable: Literal["none", "built", "original"] = "none"
     pdf_key: str | None = None
     pdf_sha256: str = ""
+    #: The fields read (custody.fields.Extraction, stored beside the text) and
+    #: the names of those a person must review; none on records from before fields.
+    document_type: str | None = None
+    fields_key: str | None = None
+    fields_sha256: str = ""
+    fields_review: list[str] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
@@ -356,6 +391,10 @@ _ADDED_SINCE_V2: dict[str, object] = {
     "searchable": "none",
     "pdf_key": None,
     "pdf_sha256": "",
+    "document_type": None,
+    "fields_key": None,
+    "fields_sha256": "",
+    "fields_review": [],
 }
 
 

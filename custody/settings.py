@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     temporal_api_key: SecretStr | None = None  # e.g. Temporal Cloud; sent as a bearer token
     io_task_queue: str = IO_TASK_QUEUE
     ocr_task_queue: str = OCR_TASK_QUEUE
+    # Worker Versioning (workers.common.deployment_config): both set, the worker joins
+    # this worker deployment as this build id; unset, it runs unversioned.
+    deployment_name: str | None = None
+    build_id: str | None = None
 
     # Object store
     store: Literal["local", "s3"] = "local"
@@ -70,6 +74,18 @@ class Settings(BaseSettings):
     staging_encrypted_volume: bool = False
     sweep_interval_s: float = Field(default=60.0, gt=0)
 
+    # Retention (custody.scratch_expiry, custody.retention). Scratch prefixes expire
+    # by age (the I/O worker's sweep; on S3 lifecycle.json also expires work/ and
+    # manual/, not intake/): intake/ and work/, manual/ (the parked lane); an
+    # intake object with no workflow and no record after the grace is an orphan.
+    # Evidence goes only after its policy's period ("name=days,..."; 2557 days:
+    # 7 years) and an evidence owner's approval.
+    scratch_max_age_days: float = Field(default=7.0, gt=0)
+    manual_max_age_days: float = Field(default=30.0, gt=0)
+    orphan_grace_s: float = Field(default=86400.0, gt=0)
+    retention_sweep_interval_s: float = Field(default=3600.0, gt=0)
+    retention_policies: str = "evidence=2557"
+
     # OCR
     # Engine lanes: pages recognised at once per OCR worker (activities.engines.lanes).
     ocr_concurrency: int = Field(default=1, ge=1)
@@ -82,9 +98,12 @@ class Settings(BaseSettings):
     # How long one store call inside OCR waits out an outage before the attempt fails.
     ocr_store_wait_s: float = Field(default=60.0, ge=0)
     torch_threads: int = Field(default=0, ge=0)  # 0: cores / concurrency
-    # activities.engines.selection: tesseract (measured fastest, as accurate), hybrid (EasyOCR
-    # re-reads the words Tesseract is unsure of), or easyocr (CRAFT + EasyOCR, pre-#6).
-    ocr_engine: Literal["tesseract", "hybrid", "easyocr"] = "tesseract"
+    # activities.engines.selection: rapidocr (PP-OCRv6, measured most accurate), tesseract
+    # (the light option), hybrid (EasyOCR re-reads the words Tesseract is unsure of), or
+    # easyocr (CRAFT + EasyOCR, pre-#6).
+    ocr_engine: Literal["rapidocr", "tesseract", "hybrid", "easyocr"] = "rapidocr"
+    # Where the engine runs: auto (CUDA when onnxruntime/torch offer it), cpu, or cuda.
+    ocr_device: Literal["auto", "cpu", "cuda"] = "auto"
     # CPUs of the engine's own (custody.cpus): auto, off, or a list like "2,3".
     engine_cpus: str = "auto"
     confidence_floor: float = Field(default=0.30, ge=0, le=1)
@@ -121,10 +140,23 @@ class Settings(BaseSettings):
     # uvicorn's: idle keep-alive seconds, and the most header bytes it buffers.
     edge_keep_alive_s: float = Field(default=5.0, gt=0)
     edge_max_header_bytes: int = Field(default=16 * 1024, ge=1024)
+    # The synchronous preview (starter.edge.preview): previews read at once in the
+    # edge process (one: an engine page already uses the cores it is given),
+    # requests that may wait beyond them (then 429), and the deadline from a
+    # preview's last body byte to its answer (then 504).
+    preview_concurrency: int = Field(default=1, ge=1)
+    preview_queue: int = Field(default=3, ge=0)
+    preview_deadline_s: float = Field(default=30.0, gt=0)
     # Accepted -> searchable target; the edge reports the share of documents within it.
     intake_slo_s: float = Field(default=900.0, gt=0)
     # How often workers re-read the live pool limits (custody.pools).
     pool_refresh_s: float = Field(default=5.0, gt=0)
+    # Overload past admission (workers.budget, workers.breaker): retries each worker
+    # process may start per minute before failing them fast; consecutive failures
+    # that open a breaker around the store or the OCR engine, and how long it stays open.
+    retry_budget_per_min: int = Field(default=120, ge=1)
+    breaker_failures: int = Field(default=5, ge=1)
+    breaker_open_s: float = Field(default=30.0, gt=0)
     # Prometheus endpoints of the workers (None: off); each also serves the SDK's metrics.
     io_metrics_port: int | None = Field(default=None, ge=1, le=65535)
     ocr_metrics_port: int | None = Field(default=None, ge=1, le=65535)
@@ -136,6 +168,14 @@ class Settings(BaseSettings):
     # Evidence signing (Ed25519): an environment secret, or key files in a folder.
     signing_key: SecretStr | None = None
     signing_dir: Path | None = None
+    # Where ledger checkpoints are also published, beyond the workers' reach
+    # (custody.checkpoints): a folder the operator controls, or an Object Lock bucket.
+    witness_dir: Path | None = None
+    witness_s3_bucket: str | None = None
+    witness_lock_days: int = Field(default=3650, ge=1)
+    # Trust anchor (custody.trust): the signing keys' SHA-256 fingerprints that
+    # verification accepts, comma-separated; empty: the keys of the signing folder.
+    trust_fprs: str = ""
 
     # Keys (custody.keys): a 0700 folder of key files, or one JSON secret that wins over it.
     keys_dir: Path | None = None  # default CUSTODY_HOME/keys

@@ -8,9 +8,11 @@ beside a ``custody up`` without touching its data.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from uuid import uuid4
 
 import pytest
@@ -18,6 +20,10 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from starter.local.stack import ephemeral_server
+
+if TYPE_CHECKING:
+    from activities.engines.base import OcrEngine
+    from tests.helpers import Rig
 
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
@@ -66,6 +72,35 @@ def ocr_engine() -> Iterator[object]:
 
     # Loaded before any activity's heartbeat clock starts.
     yield build_engine(Settings(ocr_concurrency=1, torch_threads=max(1, os.cpu_count() or 1)))
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint() -> Iterator[str]:
+    """A moto S3 server spoken to over HTTP on a free port, one per test module."""
+    from moto.server import ThreadedMotoServer  # loaded only by the modules that use S3
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def rig(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path: Path,
+    corpus: Path,
+    ocr_engine: OcrEngine,
+    tenant: str,
+) -> Rig:
+    """Everything a test of the running pipeline starts from, in one argument."""
+    from tests.helpers import Rig  # the workers' imports load only for the tests that use it
+
+    return Rig(temporal_client, temporal_address, tmp_path, ocr_engine, corpus, tenant)
 
 
 _EXIT_STATUS: list[int] = []

@@ -12,7 +12,8 @@ import os
 import sys
 import threading
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,33 @@ async def running_pipeline(
             ocr = build_ocr_worker(client, settings, store, area, engine)
             await stack.enter_async_context(ocr)
         yield CustodyClient(temporal=client, store=store, settings=settings)
+
+
+@dataclass(frozen=True)
+class Rig:
+    """What a test of the running pipeline needs: the dev server, a home of its own,
+    the session's engine, the corpus and a tenant of its own (the ``rig`` fixture)."""
+
+    client: Client
+    address: str
+    home: Path
+    engine: OcrEngine
+    corpus: Path
+    tenant: str
+
+    def settings(self, **overrides: Any) -> Settings:
+        """Settings on fresh task queues under this test's home."""
+        return make_settings(self.home, self.address, **overrides)
+
+    def pipeline(
+        self, settings: Settings, engine: OcrEngine | None = None, **options: Any
+    ) -> AbstractAsyncContextManager[CustodyClient]:
+        """``running_pipeline`` on this rig's server, with its engine unless given another."""
+        return running_pipeline(self.client, settings, engine or self.engine, **options)
+
+    def scan(self, name: str = "tess_phototest.tif") -> bytes:
+        """The bytes of one corpus scan (the small Tesseract test page by default)."""
+        return (self.corpus / "ocr_gt" / name).read_bytes()
 
 
 async def spawn_worker(

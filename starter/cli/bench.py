@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from custody.settings import Settings
-from starter.bench import ENGINES
+from starter.bench import DEGRADATIONS, ENGINES
 from starter.cli.registry import Handler, add_command, load
 
 
@@ -25,6 +25,11 @@ def _ocr(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
     )
+    parser.add_argument("--degrade-docs", type=int, default=6, help="documents to degrade, 0: none")
+    parser.add_argument(
+        "--degradations", nargs="+", choices=DEGRADATIONS, default=list(DEGRADATIONS)
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the degraded variants")
 
 
 def _intake(parser: argparse.ArgumentParser) -> None:
@@ -52,11 +57,45 @@ def _abuse(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds, all in")
 
 
+def _preview(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--page", type=Path, default=None, help="one-page scan (default: corpus)")
+    parser.add_argument("--requests", type=int, default=8, help="previews sent per concurrency")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4], help="clients")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds, all in")
+
+
+def _scale(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", type=Path, default=None, help="scans (default: the corpus)")
+    parser.add_argument("--docs", type=int, default=6, help="first N documents, sorted")
+    parser.add_argument("--workers", type=int, default=2, help="OCR worker processes, at most")
+
+
+def _fairness(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--b-docs", type=int, default=5, help="tenant B's documents")
+    parser.add_argument("--ratio", type=int, default=10, help="A submits this many times B's")
+    parser.add_argument("--engine", choices=("tesseract", "rapidocr"), default="tesseract")
+    parser.add_argument("--io-slots", type=int, default=2, help="I/O worker slots (cores)")
+    parser.add_argument(
+        "--compare-off", action="store_true", help="run the contended phase without fairness too"
+    )
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds, all in")
+
+
+def _fields(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", type=Path, default=None, help="scans with ground truth")
+    parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
+    parser.add_argument(
+        "--referrals", type=int, default=20, help="synthetic referrals when the corpus has none"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic referrals")
+
+
 #: kind -> (module whose ``run`` runs it, one-line help, its arguments).
 BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
     "ocr": (
         "starter.bench.ocr",
-        "OCR speed and accuracy: bare EasyOCR, Tesseract, Custody's OCR stage and the pipeline.",
+        "OCR speed and accuracy: bare EasyOCR, RapidOCR and Tesseract, Custody's OCR stage, "
+        "the pipeline; degraded classes, targets, confidence bands.",
         _ocr,
     ),
     "intake": (
@@ -65,11 +104,39 @@ BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] =
         "report admission side by side.",
         _intake,
     ),
+    "fields": (
+        "starter.bench.fields",
+        "Fields read by the pipeline without the type, against ground truth: exact, "
+        "missing, wrong, and wrong values published without review.",
+        _fields,
+    ),
+    "redaction": (
+        "starter.bench.redaction",
+        "Redacted views of the referrals, checked: views clean, leaks refused (REDACTION_LEAK).",
+        _fields,
+    ),
     "abuse": (
         "starter.bench.abuse",
         "Slow uploads, a flood and oversized heads from one tenant on loopback; "
         "is another tenant still accepted within 2 s?",
         _abuse,
+    ),
+    "preview": (
+        "starter.bench.preview",
+        "POST /v1/preview on loopback: p50/p95 latency of one page at each concurrency, "
+        "429s apart.",
+        _preview,
+    ),
+    "scale": (
+        "starter.bench.scale",
+        "1, then 2, OCR worker processes on one dev server: pages per minute, queue age, "
+        "where the time goes.",
+        _scale,
+    ),
+    "fairness": (
+        "starter.bench.fairness",
+        "Tenant B's admission-to-OCR-start alone and behind tenant A's 10x burst (fair queues).",
+        _fairness,
     ),
     "egress": (
         "starter.bench.egress",

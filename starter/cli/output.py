@@ -14,7 +14,7 @@ import json
 import sys
 import traceback
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -31,6 +31,9 @@ from custody.errors import (
     StoreUnavailable,
     UsageError,
 )
+
+if TYPE_CHECKING:
+    from custody.verify_report import Report
 
 
 class Exit(IntEnum):
@@ -73,6 +76,21 @@ def for_state(state: str) -> Exit:
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
     """A command's answer: ``data`` as one JSON document with ``--json``, else ``text``."""
     print(rendered(args, data, text))
+
+
+def emit_reports(args: argparse.Namespace, reports: list[Report]) -> int:
+    """Verification reports, each check under its subject; VERIFY_FAILED if any failed."""
+    ok = all(r.ok for r in reports)
+    passed = sum(r.ok for r in reports)
+    data: dict[str, Any] = {"ok": ok, "passed": passed, "failed": len(reports) - passed}
+    data["reports"] = [r.model_dump() for r in reports]
+    lines = []
+    for r in reports:
+        lines.append(f"{'PASS' if r.ok else 'FAIL'}  {r.subject}")
+        lines += [f"  {'ok  ' if c.ok else 'FAIL'} {c.name} {c.detail}".rstrip() for c in r.checks]
+    lines.append(f"{passed} passed, {len(reports) - passed} failed")
+    emit(args, data, "\n".join(lines))
+    return Exit.OK if ok else Exit.VERIFY_FAILED
 
 
 def rendered(args: argparse.Namespace, data: Any, text: str) -> str:

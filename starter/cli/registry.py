@@ -37,9 +37,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ls": ("starter.cli.documents", "documents known, newest first"),
     "bench": ("starter.cli.bench", "benchmarks (ratios measured side by side)"),
     "verify": ("starter.cli.evidence", "replay-verify published documents"),
-    "audit": ("starter.cli.evidence", "the audit ledger"),
+    "audit": ("starter.cli.audit", "the audit ledger: verify, log, seal"),
     "evidence": ("starter.cli.evidence", "signed records and bundles"),
     "quarantine": ("starter.cli.quarantine", "review quarantined documents"),
+    "fields": ("starter.cli.fields", "a tenant's fields policy: types, languages, rules"),
+    "retention": ("starter.cli.retention", "expire scratch; delete evidence after sign-off"),
     "tenants": ("starter.cli.tenants", "tenants and their API keys"),
     "serve": ("starter.cli.serve", "run the HTTP intake edge"),
     "admission": ("starter.cli.admission", "pause, resume or inspect admission control"),
@@ -52,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "policies": ("starter.cli.policies", "what releases may include (versioned)"),
     "release": ("starter.cli.release", "release published documents to a recipient"),
     "egress": ("starter.cli.egress", "what left Custody: events, receipts, found files"),
+    "redact": ("starter.cli.redact", "a published document's redacted view, checked and signed"),
+    "ui": ("starter.cli.ui", "Temporal UI links: quarantined, rejected, by tenant or code, oldest"),
 }
 
 Handler = Callable[[argparse.Namespace, Settings], int]

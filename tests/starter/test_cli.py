@@ -5,26 +5,16 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from temporalio.client import Client
-
-from activities.engines.base import OcrEngine
 from custody.settings import Settings
-from tests.helpers import custody_cli, make_settings, running_pipeline
+from tests.helpers import Rig, custody_cli
 
 
-async def test_cli_submit_status_result_ls_with_exit_codes(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_cli_submit_status_result_ls_with_exit_codes(rig: Rig) -> None:
     """submit --wait reports each document; the worst outcome sets the exit status."""
-    settings = make_settings(tmp_path, temporal_address)
-    good = corpus / "ocr_gt" / "tess_phototest.tif"
-    bad = corpus / "bad_inputs" / "elf_renamed.pdf"
-    async with running_pipeline(temporal_client, settings, ocr_engine):
+    settings, tenant = rig.settings(), rig.tenant
+    good = rig.corpus / "ocr_gt" / "tess_phototest.tif"
+    bad = rig.corpus / "bad_inputs" / "elf_renamed.pdf"
+    async with rig.pipeline(settings):
         rc, out = await custody_cli(
             settings, "submit", str(good), str(bad), "--wait", tenant=tenant
         )
@@ -44,17 +34,11 @@ async def test_cli_submit_status_result_ls_with_exit_codes(
         assert rc == 0 and again["documents"][0]["deduplicated"] is True
 
 
-async def test_cli_unknown_document_exits_not_found(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_cli_unknown_document_exits_not_found(rig: Rig) -> None:
     """A SHA-256 nobody submitted is exit status 5 with a coded JSON error."""
-    settings = make_settings(tmp_path, temporal_address)
-    async with running_pipeline(temporal_client, settings, ocr_engine):
-        rc, out = await custody_cli(settings, "status", "0" * 64, tenant=tenant)
+    settings = rig.settings()
+    async with rig.pipeline(settings):
+        rc, out = await custody_cli(settings, "status", "0" * 64, tenant=rig.tenant)
     assert rc == 5 and out["error"] == "NOT_FOUND"
 
 

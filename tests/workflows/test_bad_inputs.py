@@ -7,36 +7,25 @@ decided before OCR, so the counter stays at zero for every rejected file.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
-from temporalio.client import Client
-
-from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState, OutcomeRecord
 from starter.client.submit import submit, wait
 from tests.activities.test_validation import EXPECTED
-from tests.helpers import CountingEngine, make_settings, running_pipeline
+from tests.helpers import CountingEngine, Rig
 
 
-async def test_bad_inputs_get_coded_verdicts_without_ocr(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_bad_inputs_get_coded_verdicts_without_ocr(rig: Rig) -> None:
     """Each REJECT row of the corpus manifest ends rejected with its code; OCR never runs."""
-    settings = make_settings(tmp_path, temporal_address)
-    engine = CountingEngine(ocr_engine)
+    settings, tenant = rig.settings(), rig.tenant
+    engine = CountingEngine(rig.engine)
     rejects = {name: code for name, code in EXPECTED.items() if code is not None}
     assert len(rejects) >= 18
-    async with running_pipeline(temporal_client, settings, engine) as custody:
+    async with rig.pipeline(settings, engine) as custody:
         subs = {
             name: await submit(
-                custody, corpus / "bad_inputs" / name, source_id="fuzz-feed", tenant=tenant
+                custody, rig.corpus / "bad_inputs" / name, source_id="fuzz-feed", tenant=tenant
             )
             for name in rejects
         }

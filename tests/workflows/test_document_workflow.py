@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState
@@ -16,7 +14,7 @@ from custody.queues import SA_REASON, SA_STATE
 from custody.textmetrics import cer, word_f1
 from starter.client.read import result
 from starter.client.submit import submit, wait
-from tests.helpers import CountingEngine, FailingEngine, make_settings, running_pipeline
+from tests.helpers import CountingEngine, FailingEngine, Rig
 
 # tess_phototest.tif: Tesseract's 640x480 bilevel test page, fast to OCR.
 # Measured here: word F1 0.97, CER 0.03; thresholds leave margin for CPU noise.
@@ -24,18 +22,12 @@ PHOTOTEST_MIN_F1 = 0.85
 PHOTOTEST_MAX_CER = 0.15
 
 
-async def test_pipeline_publishes_real_scan_matching_ground_truth(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_pipeline_publishes_real_scan_matching_ground_truth(rig: Rig) -> None:
     """A real bilevel scan goes accepted -> published and its text matches the ground truth."""
-    settings = make_settings(tmp_path, temporal_address)
-    scan = corpus / "ocr_gt" / "tess_phototest.tif"
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+    tenant = rig.tenant
+    settings = rig.settings()
+    scan = rig.corpus / "ocr_gt" / "tess_phototest.tif"
+    async with rig.pipeline(settings) as custody:
         sub = await submit(custody, scan, source_id="scanner-1", tenant=tenant)
         res = await wait(custody, sub.sha256, tenant=tenant)
         view = result(custody, sub.sha256, tenant)
@@ -47,30 +39,24 @@ async def test_pipeline_publishes_real_scan_matching_ground_truth(
         DocState.RECOGNISED,
         DocState.PUBLISHED,
     ]
-    truth = (corpus / "ocr_gt" / "tess_phototest.txt").read_text()
+    truth = (rig.corpus / "ocr_gt" / "tess_phototest.txt").read_text()
     assert word_f1(view.text, truth) >= PHOTOTEST_MIN_F1
     assert cer(view.text, truth) <= PHOTOTEST_MAX_CER
     record = view.record
     assert record.sha256 == sub.sha256 and record.source_id == "scanner-1"
     assert record.media_type == "image/tiff" and record.pages == 1
     assert record.size_bytes == scan.stat().st_size
-    assert record.engine == ocr_engine.name and record.policy_version.startswith("limits-v1-")
+    assert record.engine == rig.engine.name and record.policy_version.startswith("limits-v1-")
     assert StagingArea(settings.staging_path).files() == []
 
 
-async def test_pipeline_duplicates_converge_on_one_workflow_one_ocr_one_record(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_pipeline_duplicates_converge_on_one_workflow_one_ocr_one_record(rig: Rig) -> None:
     """Concurrent and later submissions of the same bytes share one run, one OCR, one record."""
-    settings = make_settings(tmp_path, temporal_address)
-    engine = CountingEngine(ocr_engine)
-    scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
-    async with running_pipeline(temporal_client, settings, engine) as custody:
+    tenant = rig.tenant
+    settings = rig.settings()
+    engine = CountingEngine(rig.engine)
+    scan = rig.scan()
+    async with rig.pipeline(settings, engine) as custody:
         subs = await asyncio.gather(*(submit(custody, scan, tenant=tenant) for _ in range(5)))
         assert len({s.workflow_id for s in subs}) == 1
         assert sum(not s.deduplicated for s in subs) == 1
@@ -86,18 +72,12 @@ async def test_pipeline_duplicates_converge_on_one_workflow_one_ocr_one_record(
     assert records == [ids.record_key(subs[0].sha256, tenant)]
 
 
-async def test_pipeline_same_bytes_two_tenants_are_two_documents(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_pipeline_same_bytes_two_tenants_are_two_documents(rig: Rig) -> None:
     """Tenant scopes the workflow ID: one tenant's dedupe never answers for another."""
-    settings = make_settings(tmp_path, temporal_address)
-    scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+    tenant = rig.tenant
+    settings = rig.settings()
+    scan = rig.scan()
+    async with rig.pipeline(settings) as custody:
         a = await submit(custody, scan, tenant=f"{tenant}-a")
         await wait(custody, a.sha256, tenant=f"{tenant}-a")
         b = await submit(custody, scan, tenant=f"{tenant}-b")
@@ -107,19 +87,13 @@ async def test_pipeline_same_bytes_two_tenants_are_two_documents(
     assert res_b.state is DocState.PUBLISHED and res_b.tenant == f"{tenant}-b"
 
 
-async def test_pipeline_exhausted_ocr_retries_quarantine_with_code_and_attempts(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_pipeline_exhausted_ocr_retries_quarantine_with_code_and_attempts(rig: Rig) -> None:
     """Fault injected through the engine interface: 3 attempts, then quarantine OCR_ERROR."""
-    settings = make_settings(tmp_path, temporal_address)
-    engine = FailingEngine(ocr_engine)
-    async with running_pipeline(temporal_client, settings, engine) as custody:
-        sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
+    tenant = rig.tenant
+    settings = rig.settings()
+    engine = FailingEngine(rig.engine)
+    async with rig.pipeline(settings, engine) as custody:
+        sub = await submit(custody, rig.corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
         res = await wait(custody, sub.sha256, tenant=tenant)
         rows = await _wait_listed(
             custody.temporal,
@@ -136,39 +110,25 @@ async def test_pipeline_exhausted_ocr_retries_quarantine_with_code_and_attempts(
     assert StagingArea(settings.staging_path).files() == []
 
 
-async def test_pipeline_low_confidence_is_quarantined_not_published(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_pipeline_low_confidence_is_quarantined_not_published(rig: Rig) -> None:
     """Below the confidence floor the document waits for review instead of publishing."""
-    settings = make_settings(
-        tmp_path, temporal_address, confidence_floor=0.995, confidence_review=0.999
-    )
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
+    tenant = rig.tenant
+    settings = rig.settings(confidence_floor=0.995, confidence_review=0.999)
+    async with rig.pipeline(settings) as custody:
+        sub = await submit(custody, rig.corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
         res = await wait(custody, sub.sha256, tenant=tenant)
     assert res.state is DocState.QUARANTINED and res.code == "LOW_CONFIDENCE"
     assert not custody.store.exists(ids.record_key(sub.sha256, tenant))
     assert list(custody.store.list("work/")) == []
 
 
-async def test_pipeline_hash_mismatch_quarantines_without_retry(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
-) -> None:
+async def test_pipeline_hash_mismatch_quarantines_without_retry(rig: Rig) -> None:
     """Bytes that do not hash to the workflow ID are quarantined on the first attempt."""
-    settings = make_settings(tmp_path, temporal_address)
-    engine = CountingEngine(ocr_engine)
-    async with running_pipeline(temporal_client, settings, engine) as custody:
-        scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
+    tenant = rig.tenant
+    settings = rig.settings()
+    engine = CountingEngine(rig.engine)
+    async with rig.pipeline(settings, engine) as custody:
+        scan = rig.scan()
         sub = await submit(custody, scan, tenant=tenant)
         await wait(custody, sub.sha256, tenant=tenant)
         # Tamper with a second submission's intake object before its workflow stages it.
