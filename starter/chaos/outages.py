@@ -68,8 +68,11 @@ async def outage_batch(ctx: Context, trial: Trial, count: int, tag: str, early: 
         t.detail["outage_s"] = round(down, 1)
 
     done = await run_trial(s3ctx, trial, docs, inject)
-    done.detail["store_failures_seen"] = done.detail.get("retry_codes", {}).get(
-        "STORE_UNAVAILABLE", 0
+    # After breaker_failures consecutive store faults the store's breaker opens and
+    # the attempts that follow fail CIRCUIT_OPEN without reaching S3: both are the outage.
+    codes = done.detail.get("retry_codes", {})
+    done.detail["store_failures_seen"] = codes.get("STORE_UNAVAILABLE", 0) + codes.get(
+        "CIRCUIT_OPEN", 0
     )
     return _amplification(done, count, float(done.detail.get("outage_s", 0.0)))
 
