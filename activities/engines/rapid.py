@@ -39,6 +39,7 @@ from custody.errors import ConfigurationError
 from custody.models import PageText, Word
 
 Device = Literal["cpu", "cuda"]
+_CUDNN_SEARCH = "HEURISTIC"  # see RapidOcrEngine._cuda_config
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ class RapidOcrEngine:
             intra_op_threads=self.threads,
             runtime="onnxruntime",
         )
+        if self.device == "cuda":
+            settings["cudnn_conv_algo_search"] = _CUDNN_SEARCH
         return settings
 
     def model_hashes(self) -> dict[str, str]:
@@ -173,7 +176,7 @@ class RapidOcrEngine:
         paths = {
             f"{k.capitalize()}.model_path": str(self._models / f) for k, (f, _) in MODELS.items()
         }
-        return paths | {
+        config = paths | {
             "Global.log_level": "error",
             "Global.use_cls": False,  # per page instead (activities.engines.rapid_reader)
             "Global.text_score": t.text_score,
@@ -185,6 +188,18 @@ class RapidOcrEngine:
             f"{ort}.inter_op_num_threads": 1,
             f"{ort}.use_cuda": self.device == "cuda",
         }
+        return config | self._cuda_config() if self.device == "cuda" else config
+
+    @staticmethod
+    def _cuda_config() -> dict[str, Any]:
+        """cuDNN picks convolution algorithms by heuristic, not by timing every new shape.
+
+        RapidOCR's default (``EXHAUSTIVE``) benchmarks every algorithm for each
+        input shape it has not seen; line batches and pages come in ever new
+        shapes, so on an H200 a page took 12.7 s, slower than one CPU core
+        (docs/ocr-benchmark.md, GPU section).
+        """
+        return {"EngineConfig.onnxruntime.cuda_ep_cfg.cudnn_conv_algo_search": _CUDNN_SEARCH}
 
 
 def _device(choice: str) -> Device:

@@ -37,6 +37,8 @@ class Reader:
     def __init__(self, config: dict[str, Any], *, orientation: bool = True) -> None:
         from rapidocr import RapidOCR
 
+        if config.get("EngineConfig.onnxruntime.use_cuda"):
+            _load_cuda_libraries()
         ocr: Any = RapidOCR(params=config)  # its loaders are untyped
         self._ocr = ocr
         self._det = ocr._load_det_model()
@@ -135,3 +137,19 @@ def _turn_quad(quad: list[list[float]], width: int, height: int) -> list[list[fl
     """A quad read on the page turned 180 degrees, in the page's own pixels, top-left first."""
     turned = [[width - x, height - y] for x, y in quad]
     return turned[2:] + turned[:2]
+
+
+def _load_cuda_libraries() -> None:
+    """Load CUDA and cuDNN from torch or the ``nvidia-*`` wheels before the CUDA provider.
+
+    ``onnxruntime-gpu`` dlopens its CUDA provider lazily, and that library needs
+    libcudart, libcublas and libcudnn; on a host where they come as pip wheels
+    (or with torch) rather than in the loader's path, the provider fails to load
+    and onnxruntime silently falls back to the CPU. ``preload_dlls`` (onnxruntime
+    1.21+) loads them from where pip put them; the CPU package lacks it.
+    """
+    import onnxruntime
+
+    preload = getattr(onnxruntime, "preload_dlls", None)
+    if preload is not None:
+        preload()

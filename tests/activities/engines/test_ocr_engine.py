@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from PIL import Image
 
 from activities.engines.base import EasyOcrEngine, mean_confidence, reading_order_text
@@ -146,3 +147,15 @@ def test_mean_confidence_weights_by_characters() -> None:
     ]
     assert mean_confidence(words) == pytest.approx((4 * 1.0 + 0.5) / 5)
     assert mean_confidence([]) == 0.0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs torch CUDA and a GPU")
+def test_easyocr_engine_runs_on_cuda_when_offered() -> None:
+    """With a GPU, ``auto`` puts the reader on CUDA, unquantised, and the result says so."""
+    gpu = EasyOcrEngine(torch_threads=1, device="auto")
+    params = gpu.params()
+    assert params["device"] == "cuda" and params["quantize"] is False
+    assert str(gpu.reader().device).startswith("cuda")
+    [(index, image)] = list(iter_pages(PHOTOTEST, "image/tiff", dpi=200))
+    page = gpu.recognise(image, index)
+    assert word_f1(page.text, PHOTOTEST.with_suffix(".txt").read_text(encoding="utf-8")) >= 0.90
