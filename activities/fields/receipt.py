@@ -1,15 +1,14 @@
 """Receipt fields (SROIE): company, date, address, total.
 
 The company is the head's line with a legal suffix (SDN BHD, TRADING), else
-its first line of words; the address is the lines under it, registration
-numbers skipped, down to the postcode line and a state after it (SROIE's
-receipts are Malaysian: five-digit postcodes, the states listed below), and
-stops at a telephone, tax or date line. The date is the one on a line with
-a date label, else the receipt's dates, which must agree. The total is the
-amount beside the best total label (grand, rounded or nett before a plain
-total; never a subtotal, a tax total, the cash or the change), the largest
-when several labels rank alike. A name or an address has no grammar to
-check it, so OCR's visible slips ("J1n") make it review rather than a value.
+its first line of words; the address is read under it (``address``). The
+date is the one on a line with a date label, else the receipt's dates, which
+must agree. The total is the amount beside the best total label (grand,
+rounded or nett before a plain total; never a subtotal, a tax total, the cash
+or the change), the largest when several labels rank alike; with no total
+label, the cash less the change when another line prints that amount. A name
+has no grammar to check it, so its words are checked (``wording``): a misread
+no known word repairs makes it review rather than a value.
 """
 
 from __future__ import annotations
@@ -18,11 +17,13 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 
+from activities.fields.address import DOUBT, read_address
 from activities.fields.anchors import Anchor, find_anchors
 from activities.fields.choose import Reading, decide, ocr_confidence
 from activities.fields.labels import RECEIPT_LABELS
-from activities.fields.layout import Line, Token, joined
+from activities.fields.layout import Line, joined
 from activities.fields.normalise import amounts_in, dates_in, plain_text
+from activities.fields.wording import BUSINESS_WORDS, check
 from custody.fields import FoundField
 
 BARS = {"company": 0.8, "date": 0.85, "address": 0.85, "total": 0.85}
@@ -33,27 +34,10 @@ _BUSINESS = re.compile(
 )
 #: Words that continue a shop's name on the next line ("POPULAR BOOK" / "CO. (M) SDN BHD").
 _NAME_TAIL = re.compile(r"^(CO\.?|\(M\)|SDN|BHD|BERHAD|ENTERPRISE|TRADING)\b", re.IGNORECASE)
-#: Lines that end the address: how to reach the shop, or the receipt itself starting.
-_AFTER_ADDRESS = re.compile(
-    r"\b(TEL|PHONE|MOBILE|FAX|INVOICE|RECEIPT|DATE|TIME|CASHIER|EMAIL|WEBSITE|WWW)\b|@",
-    re.IGNORECASE,
-)
-#: Lines between the name and the address: registration numbers, former names.
-_REGISTRATION = re.compile(
-    r"\b(GST|ROC|SITE|FORMERLY|LICENSEE|OWNED|(COMPANY|CO|BR|REG)\.?\s*NO)\b|^\(.*\)$",
-    re.IGNORECASE,
-)
 #: A legal entity's suffix: the line that carries it is the company's name.
 _LEGAL = re.compile(r"\b(SDN\.?\s*BHD|BERHAD|ENTERPRISE|TRADING|PLT|LTD)\b", re.IGNORECASE)
-#: Words OCR has visibly misread: a 1/0/5 between letters ("J1n"), a stray letter after a stop.
-_MISREAD = re.compile(r"[A-Za-z][015][A-Za-z]|[A-Za-z]{3}\.[A-Z]$")
-_POSTCODE = re.compile(r"\b\d{5}\b")
-_STATES = re.compile(
-    r"\b(SELANGOR|KUALA LUMPUR|MALAYSIA|JOHOR|PENANG|PULAU PINANG|PERAK|KEDAH|MELAKA|"
-    r"NEGERI SEMBILAN|PAHANG|KELANTAN|TERENGGANU|SABAH|SARAWAK|PERLIS|PUTRAJAYA|LABUAN)\b",
-    re.IGNORECASE,
-)
 _REG_NO = re.compile(r"\(\s*[A-Z0-9-]*\d[A-Z0-9-]*\s*\)")
+_Amount = tuple[Decimal, int, float]
 #: Label words that make a total the payable one, best first.
 _TOTAL_RANK = ("grand", "rounded", "nett", "net", "incl", "inclusive", "payable", "due")
 
@@ -63,7 +47,7 @@ def read_receipt(lines: Sequence[Line]) -> dict[str, FoundField]:
     return {
         "company": _company(lines, name),
         "date": _date(lines),
-        "address": _address(lines, name),
+        "address": read_address(lines, name, BARS["address"]),
         "total": _total(lines),
     }
 
@@ -93,44 +77,14 @@ def _is_words(text: str) -> bool:
 def _company(lines: Sequence[Line], name: list[int]) -> FoundField:
     if not name:
         return decide("company", [], BARS["company"], seen=False)
-    tokens = [t for n in name for t in lines[n].tokens]
-    value = plain_text(_REG_NO.sub(" ", joined(tokens)))
+    tokens = [t for n in name for t in lines[n].tokens if not _REG_NO.fullmatch(t.text)]
+    checked = check(tokens, BUSINESS_WORDS.__contains__)
+    value = plain_text(_REG_NO.sub(" ", joined(list(checked.tokens))))
     # A name that says it is a business (SDN BHD, TRADING) is surer than any first line.
-    sure = (0.95 if _BUSINESS.search(value) else 0.85) * ocr_confidence(tokens)
+    sure = (0.95 if _BUSINESS.search(value) else 0.85) * checked.confidence
+    sure *= DOUBT if checked.doubt else 1.0
     reading = Reading(value, tuple(tokens), sure, "heading")
     return decide("company", [reading], BARS["company"], seen=True)
-
-
-def _address(lines: Sequence[Line], name: list[int]) -> FoundField:
-    """The lines under the name, down to the postcode line (and the state after it)."""
-    if not name:
-        return decide("address", [], BARS["address"], seen=False)
-    parts: list[Token] = []
-    posted = doubt = False
-    for line in lines[name[-1] + 1 : name[-1] + 8]:
-        text = joined(line.tokens)
-        if _AFTER_ADDRESS.search(text) or dates_in(text) or (parts and not _has_letters(text)):
-            break
-        if posted and not _STATES.search(text):
-            # A short line of letters after the postcode may be a state OCR misspelt.
-            doubt = len(line.tokens) <= 2 and not any(c.isdigit() for c in text)
-            break
-        if _REGISTRATION.search(text) or not _has_letters(text):
-            continue
-        if not parts and not any(c.isdigit() for c in text):
-            continue  # a tagline under the name ("BISTRO & CAFE"): addresses start with a number
-        parts.extend(line.tokens)
-        posted = posted or bool(_POSTCODE.search(text))
-    if not parts:
-        return decide("address", [], BARS["address"], seen=True)
-    doubt = doubt or any(_MISREAD.search(t.text) for t in parts)
-    sure = (0.9 if posted else 0.8) * (0.8 if doubt else 1.0) * ocr_confidence(parts)
-    reading = Reading(plain_text(joined(parts)), tuple(parts), sure, "heading")
-    return decide("address", [reading], BARS["address"], seen=True)
-
-
-def _has_letters(text: str) -> bool:
-    return sum(c.isalpha() for c in text) >= 2
 
 
 def _date(lines: Sequence[Line]) -> FoundField:
@@ -159,7 +113,9 @@ def _total(lines: Sequence[Line]) -> FoundField:
         if anchor.kind == "total" and (reading := _amount_after(anchor, lines, anchors)) is not None
     ]
     if not ranked:
-        return decide("total", [], BARS["total"], seen=any(a.kind == "total" for a in anchors))
+        paid = _paid(lines, anchors)
+        seen = any(a.kind == "total" for a in anchors)
+        return decide("total", paid, BARS["total"], seen=seen or bool(paid))
     best = min(rank for rank, _ in ranked)
     # Among equal labels (an items total, then the total with tax) the payable is the largest.
     payable = max((r for rank, r in ranked if rank == best), key=lambda r: Decimal(str(r.value)))
@@ -186,3 +142,34 @@ def _amount_after(
     value = found[-1][0]
     sure = anchor.score * ocr_confidence(rest) * (0.9 if len({f[0] for f in found}) > 1 else 1.0)
     return Reading(value, tuple(rest), sure, "anchor:right-of")
+
+
+def _paid(lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Reading]:
+    """With no total label, the cash less the change, when the receipt prints that amount.
+
+    Two printed amounts agree on it (a subtotal that is the payable, say), so
+    it is as sure as a labelled total; uncorroborated, it is no reading.
+    """
+    cash, change = _labelled("cash", lines, anchors), _labelled("change", lines, anchors)
+    if cash is None or change is None or change[0] >= cash[0]:
+        return []
+    due = str(cash[0] - change[0])
+    for n, line in enumerate(lines):
+        # "RM53. 60": OCR may split an amount at its point.
+        text = re.sub(r"(?<=\d[.,])\s+(?=\d{2}\b)", "", joined(line.tokens))
+        if n in (cash[1], change[1]) or due not in (a[0] for a in amounts_in(text)):
+            continue
+        sure = 0.9 * min(ocr_confidence(line.tokens), cash[2], change[2])
+        return [Reading(due, tuple(line.tokens), sure, "sum:cash-change")]
+    return []
+
+
+def _labelled(word: str, lines: Sequence[Line], anchors: Sequence[Anchor]) -> _Amount | None:
+    """The one amount beside a label starting with ``word``: (amount, line, confidence)."""
+    found = {
+        (Decimal(str(reading.value)), anchor.line, reading.confidence)
+        for anchor in anchors
+        if anchor.tokens[0].text.lower().startswith(word)
+        and (reading := _amount_after(anchor, lines, anchors)) is not None
+    }
+    return found.pop() if len({f[0] for f in found}) == 1 else None

@@ -17,6 +17,7 @@ from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
 from activities.fields.layout import Line, Token, joined, near, stamps
 from activities.fields.normalise import dates_in, identifier, plain_text
+from activities.fields.wording import check, english
 from custody.fields import FieldValueType, FoundField
 from custody.models import PageText
 
@@ -29,6 +30,11 @@ BARS: dict[str, float] = {
     "clinician": 0.85,
     "reason": 0.85,
 }
+#: How sure OCR must be of a free-text word no dictionary knows (measured: names read
+#: right are 0.95 or more on drawn referrals, degraded ones included).
+WORD_BAR = 0.95
+#: How much less sure free text is with a word that fails that check: below every bar.
+IMPLAUSIBLE = 0.8
 #: How much less sure a value is when a rubber stamp is printed beside it.
 STAMPED = 0.8
 #: A value within this many label heights right of its label is "close" to it.
@@ -124,10 +130,17 @@ def _identifier(tokens: Sequence[Token]) -> tuple[FieldValueType, Sequence[Token
 
 
 def _text(tokens: Sequence[Token]) -> tuple[FieldValueType, Sequence[Token], float] | None:
-    value = plain_text(joined(list(tokens)))
-    if sum(c.isalpha() for c in value) < 2 or tokens[-1].text.endswith(":"):
+    """Free text, its words checked: OCR is often sure of a word it misread ("Persisient").
+
+    A word no dictionary knows (a name, a misread) must be one OCR was very
+    sure of, and a visible slip ("J1n", an accent) one a known word repairs;
+    otherwise the value is made unsure enough to need review.
+    """
+    if sum(c.isalpha() for c in joined(list(tokens))) < 2 or tokens[-1].text.endswith(":"):
         return None  # empty, or the next label of a list rather than a value
-    return value, tokens, 1.0
+    checked = check(tokens, english)
+    plausible = not checked.doubt and checked.confidence >= WORD_BAR
+    return plain_text(joined(list(checked.tokens))), tokens, 1.0 if plausible else IMPLAUSIBLE
 
 
 def _with_heading(readings: list[Reading], headings: list[Reading]) -> list[Reading]:

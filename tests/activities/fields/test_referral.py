@@ -157,3 +157,28 @@ def test_extract_is_deterministic() -> None:
     """The same pages give the same extraction, field for field."""
     page = _consent_page(0.5, 0.0)
     assert extract([page]) == extract([page])
+
+
+def _reason(words: list[str], conf: float) -> tuple[str, object]:
+    row = [("Reason", 100), ("for", 260), ("referral:", 340)]
+    x = 700
+    for word in words:
+        row.append((word, x))
+        x += 20 * len(word) + 20  # one space between words
+    found = extract([_page([row], conf=conf)], declared=DocType.REFERRAL).fields["reason"]
+    return found.status, found.value
+
+
+def test_reason_in_dictionary_words_is_published_though_ocr_was_less_sure() -> None:
+    """Dictionary words OCR read at 0.93 corroborate each other: the reason is published."""
+    assert _reason(["Persistent", "knee", "pain"], 0.93) == ("found", "Persistent knee pain")
+
+
+def test_reason_with_an_unknown_word_ocr_was_not_sure_of_needs_review() -> None:
+    """A misread no dictionary knows ("Persisient"), read at 0.93, is review, never a value."""
+    assert _reason(["Persisient", "knee", "pain"], 0.93) == ("review", None)
+
+
+def test_reason_with_a_digit_read_for_a_letter_needs_review() -> None:
+    """ "Pers1stent" is a visible slip that no known word repairs: review, though OCR was sure."""
+    assert _reason(["Pers1stent", "knee", "pain"], 0.99) == ("review", None)
