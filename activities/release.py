@@ -142,7 +142,7 @@ class ReleaseActivities:
             from activities.redact.release import redacted_files
 
             parts = (self._store, self._signer, self._area, self._settings)
-            yield from redacted_files(p, src, parts, job._signed)
+            yield from redacted_files(p, src, parts, job)
             return
         if "searchable_pdf" in p.policy.include:
             yield f"{stem}.pdf", "application/pdf", job.pdf

@@ -8,6 +8,10 @@ and its metadata. A removed string found anywhere fails the check. The report
 says *where* (``text-layer:p1``, ``ocr:p2``, ``bytes``, ``stream``,
 ``metadata``), never *what*: the strings are document content.
 
+The file is read once (:func:`read_surfaces`, the OCR being the costly part)
+and then searched for any set of strings (:func:`find`): the plan's own, and,
+in the benchmark, the ground truth the plan was never told.
+
 The file checked is the one this process just built, never a submitter's
 bytes, so pdfium and pikepdf open it here rather than in the sandboxed child.
 """
@@ -41,28 +45,72 @@ class CheckReport:
         return not self.leaks
 
 
+@dataclass(frozen=True)
+class Surfaces:
+    """Everything of a view an attacker could read text from."""
+
+    pdf: bytes
+    layers: tuple[str, ...]  # each page's re-extracted text layer
+    ocr: tuple[str, ...]  # each rendered page as the engine reads it again
+    #: Every object as PDF syntax plus its decompressed stream (images but their pixels).
+    bodies: tuple[bytes, ...]
+    metadata: str
+    engine: str
+    engine_version: str
+
+
 def check_view(pdf: bytes, secrets: Iterable[str], engine: OcrEngine, dpi: int) -> CheckReport:
-    wanted = sorted({normal(s) for s in secrets} - {""})
-    leaks: list[str] = []
-    pages = 0
-    for index, layer, image in _pages(pdf, dpi):
-        pages += 1
+    return report(read_surfaces(pdf, engine, dpi), secrets)
+
+
+def report(surfaces: Surfaces, secrets: Iterable[str]) -> CheckReport:
+    strings = list(secrets)
+    return CheckReport(
+        len(surfaces.layers),
+        len({normal(s) for s in strings} - {""}),
+        surfaces.engine,
+        surfaces.engine_version,
+        find(surfaces, strings),
+    )
+
+
+def read_surfaces(pdf: bytes, engine: OcrEngine, dpi: int) -> Surfaces:
+    layers, ocr = [], []
+    for index, layer, image in view_pages(pdf, dpi):
+        layers.append(layer)
+        ocr.append(engine.recognise(image, index).text)
+    bodies, metadata = _structure(pdf)
+    return Surfaces(pdf, tuple(layers), tuple(ocr), bodies, metadata, engine.name, engine.version)
+
+
+def find(surfaces: Surfaces, strings: Iterable[str]) -> tuple[str, ...]:
+    """Where any of ``strings`` is found in ``surfaces``: text by its letters and digits
+    (case and spacing ignored), bytes as a PDF may encode the string."""
+    raw = [s for s in strings if normal(s)]
+    wanted = sorted({normal(s) for s in raw})
+    needles = _needles(raw)
+    leaks = []
+    for index, (layer, ocr) in enumerate(zip(surfaces.layers, surfaces.ocr, strict=True)):
         if _found(normal(layer), wanted):
             leaks.append(f"text-layer:p{index + 1}")
-        if _found(normal(engine.recognise(image, index).text), wanted):
+        if _found(normal(ocr), wanted):
             leaks.append(f"ocr:p{index + 1}")
-    raw = [s for s in secrets if normal(s)]
-    if any(needle in pdf for needle in _needles(raw)):
+    if any(needle in surfaces.pdf for needle in needles):
         leaks.append("bytes")
-    leaks += _structure(pdf, wanted, raw)
-    return CheckReport(pages, len(wanted), engine.name, engine.version, tuple(dict.fromkeys(leaks)))
+    for body in surfaces.bodies:
+        if any(n in body for n in needles) or _found(normal(body.decode("latin-1")), wanted):
+            leaks.append("stream")
+    if _found(normal(surfaces.metadata), wanted):
+        leaks.append("metadata")
+    return tuple(dict.fromkeys(leaks))
 
 
 def _found(haystack: str, wanted: list[str]) -> bool:
     return any(needle in haystack for needle in wanted)
 
 
-def _pages(pdf: bytes, dpi: int) -> Iterator[tuple[int, str, GrayPage]]:
+def view_pages(pdf: bytes, dpi: int) -> Iterator[tuple[int, str, GrayPage]]:
+    """Each page of a view this process built: its index, text layer and image at ``dpi``."""
     with PDFIUM_LOCK:
         doc = pdfium.PdfDocument(pdf)
         count = len(doc)
@@ -91,22 +139,17 @@ def _needles(strings: list[str]) -> set[bytes]:
     return needles
 
 
-def _structure(pdf: bytes, wanted: list[str], raw: list[str]) -> list[str]:
+def _structure(pdf: bytes) -> tuple[tuple[bytes, ...], str]:
     """Every object as PDF syntax (its strings, nested or not), every decompressed stream
-    but images (their pixels are what OCR reads), and the metadata."""
-    leaks = []
-    needles = _needles(raw)
+    but images (their pixels are what OCR reads), and the metadata as text."""
+    bodies = []
     with pikepdf.open(io.BytesIO(pdf)) as doc:
         for obj in doc.objects:
-            body = (
-                obj.unparse() if not isinstance(obj, pikepdf.Stream) else obj.stream_dict.unparse()
-            )
-            if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") != pikepdf.Name.Image:
+            stream = isinstance(obj, pikepdf.Stream)
+            body = obj.stream_dict.unparse() if stream else obj.unparse()
+            if stream and obj.get("/Subtype") != pikepdf.Name.Image:
                 body += obj.read_bytes()
-            if any(n in body for n in needles) or _found(normal(body.decode("latin-1")), wanted):
-                leaks.append("stream")
+            bodies.append(body)
         info = " ".join(str(v) for v in doc.docinfo.values()) if "/Info" in doc.trailer else ""
         xmp = doc.Root.Metadata.read_bytes().decode("latin-1") if "/Metadata" in doc.Root else ""
-        if _found(normal(info + xmp), wanted):
-            leaks.append("metadata")
-    return leaks
+    return tuple(bodies), info + xmp

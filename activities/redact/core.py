@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from activities.engines.base import OcrEngine
 from activities.pages.raster import GrayPage
-from activities.redact.check import CheckReport, check_view
+from activities.redact.check import CheckReport, Surfaces, read_surfaces, report
 from activities.redact.paint import build_pdf, paint
 from activities.redact.plan import Plan, make_plan
 from activities.redact.policy import RedactionPolicy
@@ -27,6 +27,8 @@ class Made:
     text: str
     plan: Plan
     report: CheckReport
+    #: What the check read from the view: the benchmark searches it for its truth too.
+    surfaces: Surfaces
 
 
 def make_view(
@@ -36,10 +38,9 @@ def make_view(
     policy: RedactionPolicy,
     engine: OcrEngine,
     dpi: int,
-    known: Sequence[str] = (),
 ) -> Made:
-    """The checked view; ``known``: strings to remove wherever printed (benchmark truth)."""
-    plan = make_plan(pages, extraction, policy, known)
+    """The view, checked for every string its plan removed."""
+    plan = make_plan(pages, extraction, policy)
     kept = {page.page: page for page in plan.kept}
     painted = []
     for index, image in images:
@@ -50,8 +51,9 @@ def make_view(
     if len(painted) != len(pages):
         raise RenderFailed("the source has another page count than its record")
     pdf = build_pdf(painted, dpi)
-    report = check_view(pdf, plan.secrets, engine, dpi)
-    if not report.clean:
-        raise RedactionLeak(detail=f"found in {', '.join(report.leaks)}")
+    surfaces = read_surfaces(pdf, engine, dpi)
+    checked = report(surfaces, plan.secrets)
+    if not checked.clean:
+        raise RedactionLeak(detail=f"found in {', '.join(checked.leaks)}")
     text = "\n\n".join(page.text for page in plan.kept)
-    return Made(pdf, text, plan, report)
+    return Made(pdf, text, plan, checked, surfaces)

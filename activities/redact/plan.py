@@ -3,9 +3,9 @@
 Hits come from three places: the fields the policy names, where extraction
 read them (their page and box, ``custody.fields.FoundField``); the detectors;
 and, with ``sweep``, every further occurrence of a string already removed,
-on any page (a name in a letter's heading and again in its signature). A
-word goes when a hit names it or a removed box covers most of it; the plan
-keeps each page's other words for the rebuilt text layer.
+on any page and across line breaks (a name in a letter's heading and again
+in its signature). A word goes when a hit names it or a removed box covers
+most of it; the plan keeps each page's other words for the rebuilt text layer.
 """
 
 from __future__ import annotations
@@ -47,17 +47,15 @@ def make_plan(
     pages: Sequence[PageText],
     extraction: Extraction | None,
     policy: RedactionPolicy,
-    known: Sequence[str] = (),
 ) -> Plan:
-    """``known``: strings to remove wherever they are printed (a benchmark's truth values)."""
     lines = all_lines(pages)
     hits = list(_field_hits(lines, extraction, policy.fields)) + detect(lines, policy.detectors)
-    secrets = {s for hit in hits for s in hit.strings} | set(known)
-    if policy.sweep or known:
+    secrets = {s for hit in hits for s in hit.strings}
+    if policy.sweep:
         hits += _sweep(lines, secrets)
     regions = _regions(hits, extraction, policy)
     return Plan(
-        tuple(regions), frozenset(s for s in secrets if _long(s)), _kept(pages, regions, hits)
+        tuple(regions), frozenset(s for s in secrets if _long(s)), kept_pages(pages, regions, hits)
     )
 
 
@@ -95,19 +93,24 @@ def _box(tok: Tok) -> tuple[int, int, int, int]:
 
 
 def _sweep(lines: Sequence[Line], secrets: set[str]) -> Iterator[Hit]:
+    """Every occurrence of a removed string on any page, line breaks ignored: a name that
+    wraps ("... at FUYI MINI" / "MARKET") reads as one string to the check and to a reader."""
     wanted = {normal(s) for s in secrets if _long(s)}
+    pages: dict[int, list[Line]] = {}
     for line in lines:
-        flat, owner = _flatten(line)
+        pages.setdefault(line.toks[0].page, []).append(line)
+    for page in pages.values():
+        flat, owner = _flatten(page)
         for needle in wanted:
             for match in re.finditer(re.escape(needle), flat):
                 toks = tuple(dict.fromkeys(owner[match.start() : match.end()]))
                 yield Hit(toks, "sweep", "sweep", ())
 
 
-def _flatten(line: Line) -> tuple[str, list[Tok]]:
-    """The line's letters and digits, lower case, and the word each came from."""
+def _flatten(lines: Sequence[Line]) -> tuple[str, list[Tok]]:
+    """The lines' letters and digits in reading order, lower case, and the word each came from."""
     chars, owner = [], []
-    for tok in line.toks:
+    for tok in (tok for line in lines for tok in line.toks):
         for char in normal(tok.text):
             chars.append(char)
             owner.append(tok)
@@ -131,9 +134,11 @@ def _regions(
     return list(seen.values())
 
 
-def _kept(
-    pages: Sequence[PageText], regions: Sequence[Region], hits: Sequence[Hit]
+def kept_pages(
+    pages: Sequence[PageText], regions: Sequence[Region], hits: Sequence[Hit] = ()
 ) -> tuple[PageText, ...]:
+    """Each page without the words a hit names or a region covers. From the regions alone
+    (a stored view's map) it is the same: every named word lies inside its own region."""
     named = {(t.page, t.index) for hit in hits for t in hit.toks}
     kept = []
     for page in pages:

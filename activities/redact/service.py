@@ -3,8 +3,10 @@
 The evidence is only read: the signed record (whose stored bytes' hash the
 view records), its pages' words, its extraction, and its source, which is
 staged, re-hashed against the record and rendered in the sandboxed child
-(``activities.inspect.sandboxed``), never decoded here. A second request for
-the same document and policy returns the view already stored.
+(``activities.inspect.sandboxed``), never decoded here. A view that is kept
+is recorded in the tenant's ledger (``redaction_created``, custody.redactions)
+before its signed record is written, and the record names that event. A
+second request for the same document and policy returns the view already stored.
 """
 
 from __future__ import annotations
@@ -18,20 +20,21 @@ from activities.engines.base import OcrEngine
 from activities.inspect.sandboxed import iter_pages_sandboxed
 from activities.redact.core import Made, make_view
 from activities.redact.policy import RedactionPolicy
-from activities.redact.view import (
-    RedactionEntry,
-    RedactionView,
-    SignedView,
-    ViewCheck,
+from activities.redact.view import RedactionEntry, RedactionView, SignedView, ViewCheck
+from activities.scratch import StagingArea
+from custody import ids
+from custody.egress_store import append_once
+from custody.errors import Code, EgressRefused
+from custody.fields import Extraction
+from custody.ledger import Event
+from custody.models import EventRef, PageText, ResultRecord, SignedRecord
+from custody.redactions import (
+    REDACTION_EVENT,
+    event_once,
     view_key,
     view_pdf_key,
     view_text_key,
 )
-from activities.scratch import StagingArea
-from custody import ids
-from custody.errors import Code, EgressRefused
-from custody.fields import Extraction
-from custody.models import PageText, ResultRecord, SignedRecord
 from custody.settings import Limits
 from custody.signing import Signer
 from custody.stores import ObjectStore
@@ -69,6 +72,8 @@ class Redactor:
             raise EgressRefused(Code.SOURCE_ALTERED, f"record of {sha256[:12]} names another")
         made = self._view(record, policy)
         view = self._store_view(record, record_key, record_bytes, policy, made, by)
+        event = self._record_event(view)
+        view = view.model_copy(update={"event": EventRef(seq=event.seq, hash=event.hash)})
         self._signer.publish(self._store)
         self._store.create(
             view_key(sha256, tenant, policy.sha256()),
@@ -138,6 +143,27 @@ class Redactor:
             ),
             approved_by=by,
             created_at=datetime.now(UTC),
+        )
+
+    def _record_event(self, view: RedactionView) -> Event:
+        """The view's ``redaction_created`` event, appended once: a retry that finds the one
+        an earlier attempt appended (through its marker) names that one."""
+        return append_once(
+            self._store,
+            view.tenant,
+            REDACTION_EVENT,
+            once=event_once(view.sha256, view.tenant, view.policy_sha256),
+            sha256=view.sha256,
+            actor=view.approved_by,
+            detail={
+                "view_key": view_key(view.sha256, view.tenant, view.policy_sha256),
+                "view_sha256": view.pdf_sha256,
+                "text_sha256": view.text_sha256,
+                "record_sha256": view.record_sha256,
+                "policy": view.policy,
+                "policy_sha256": view.policy_sha256,
+                "boxes": len(view.entries),
+            },
         )
 
     def _ocr(self) -> OcrEngine:

@@ -4,9 +4,11 @@ The view is a derived artifact beside the evidence, never a change to it: its
 record names the evidence record by key and by the SHA-256 of its stored
 bytes, holds the redaction map (page, box, reason, field or detector, who
 approved; never the removed text), the policy's hash, the view PDF's hash
-and the leak check's figures, and is signed with the same Ed25519 keys as
-evidence records. Both objects are created once under
-``redactions/<tenant>/<sha256>/<policy hash>.{pdf,json}``.
+and the leak check's figures, and the ledger event that records it; it is
+signed with the same Ed25519 keys as evidence records. The objects are
+created once under ``redactions/<tenant>/<sha256>/<policy hash>.{pdf,txt,json}``
+(``custody.redactions``); ``custody verify`` checks them
+(``custody.verify_redactions``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from custody import ids
 from custody.canonical import canonical_json
+from custody.models import EventRef
 from custody.signing import PublicKeyRecord, Signature, Signer, verify
 from custody.stores import ObjectStore
 
-VIEW_SCHEMA_VERSION = 1
+#: 2: the view names its ``redaction_created`` ledger event.
+VIEW_SCHEMA_VERSION = 2
 
 
 class _Model(BaseModel):
@@ -62,6 +65,8 @@ class RedactionView(_Model):
     check: ViewCheck
     approved_by: str
     created_at: datetime
+    #: The ledger event that records the view (custody.redactions); None before version 2.
+    event: EventRef | None = None
 
 
 class SignedView(_Model):
@@ -74,18 +79,6 @@ class SignedView(_Model):
 
     def canonical(self) -> bytes:
         return canonical_json(self)
-
-
-def view_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
-    return f"redactions/{ids.scope(tenant)}/{sha256}/{policy_sha256[:16]}.json"
-
-
-def view_pdf_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
-    return f"redactions/{ids.scope(tenant)}/{sha256}/{policy_sha256[:16]}.pdf"
-
-
-def view_text_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
-    return f"redactions/{ids.scope(tenant)}/{sha256}/{policy_sha256[:16]}.txt"
 
 
 def view_problems(

@@ -6,8 +6,9 @@ fresh PDF built and checked by re-extraction and the configured OCR engine
 (``activities.redact``). With ``--json`` it prints one object: ``sha256``,
 ``view_key``, ``view_sha256``, ``pdf_key``, ``pdf_sha256``, ``record_sha256``,
 ``policy``, ``policy_sha256``, ``regions`` (a count), ``sources`` (regions per
-field or detector), ``check`` and ``approved_by``: ids, hashes and counts,
-never the removed text. A view that fails its check is not stored:
+field or detector), ``check``, ``approved_by`` and ``event`` (the
+``redaction_created`` ledger event's ``seq`` and ``hash``): ids, hashes and
+counts, never the removed text. A view that fails its check is not stored:
 ``REDACTION_LEAK``, exit status 1; a document not published here, exit status 3.
 """
 
@@ -39,9 +40,9 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     from activities.engines.selection import build_engine
     from activities.redact.policy import load_redaction
     from activities.redact.service import Redactor
-    from activities.redact.view import view_key
     from activities.scratch import StagingArea
     from custody import ids
+    from custody.redactions import view_key
     from custody.signing import signer_from_settings
     from custody.stores import open_store
 
@@ -72,6 +73,7 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         "sources": dict(Counter(e.source for e in view.entries)),
         "check": view.check.model_dump(),
         "approved_by": view.approved_by,
+        "event": view.event.model_dump() if view.event else None,
     }
     text = f"redacted view of {sha[:12]}: {len(view.entries)} regions, pdf sha256 {view.pdf_sha256}"
     emit(args, body, text)

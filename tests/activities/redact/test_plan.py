@@ -188,3 +188,18 @@ def test_redaction_plan_ends_a_name_where_the_next_cell_begins() -> None:
     plan = make_plan([page], None, DEFAULT_REDACTION)
     assert plan.secrets == {"Dr. Lena Fischer", "Lena", "Fischer"}
     assert "suspectedapnoea" in _kept_text(plan.kept[0])
+
+
+def test_redaction_plan_sweeps_a_value_that_wraps_onto_the_next_line() -> None:
+    """An ID printed again across a line break ("... P-" / "00421") goes in both pieces."""
+    page = _page(
+        [
+            [(100, 100, "Participant"), (320, 100, "ID:"), (700, 100, "P-00421")],
+            [(100, 400, "Please"), (250, 400, "quote"), (400, 400, "P-")],
+            [(100, 450, "00421"), (250, 450, "when"), (400, 450, "replying")],
+        ]
+    )
+    plan = make_plan([page], None, DEFAULT_REDACTION)
+    kept = _kept_text(plan.kept[0])
+    assert "00421" not in kept and "pleasequote" in kept and "whenreplying" in kept
+    assert {r.source for r in plan.regions} >= {"participant_id", "sweep"}

@@ -2,7 +2,8 @@
 
 A synthetic referral is published by the real pipeline; the release's render
 step makes (and checks) its redacted view with the default OCR engine, and
-the recipient's outbox receives the view, not the evidence's pages.
+the recipient's outbox receives the view, not the evidence's pages, carrying
+the release's watermark and identity like any released PDF.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ import pypdfium2 as pdfium
 import pytest
 from temporalio.client import Client
 
+from activities.egress.pdfmeta import read_identity
+from activities.egress.readback import read_visible_mark
 from activities.engines.base import OcrEngine
 from activities.redact.plan import normal
 from activities.redact.policy import DEFAULT_REDACTION
-from activities.redact.view import SignedView, view_key
+from activities.redact.view import SignedView
 from custody import egress as eg
 from custody.egress_store import add_policy, add_recipient
+from custody.redactions import view_key
 from starter.bench.referrals import write_set
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
@@ -37,7 +41,8 @@ async def test_release_view_redacted_delivers_the_checked_view(
     tenant: str,
     ocr_engine: OcrEngine,
 ) -> None:
-    """The packet holds the redacted PDF and text, without the participant ID or clinician."""
+    """The packet holds the redacted PDF (watermarked) and text, without the participant ID
+    or clinician."""
     settings = make_settings(tmp_path / "home", temporal_address)
     [path] = write_set(tmp_path / "set", 1, seed=5)
     truth = json.loads(path.with_name(f"{path.stem}.fields.json").read_text())["fields"]
@@ -58,7 +63,11 @@ async def test_release_view_redacted_delivers_the_checked_view(
     assert {f.name for f in done.files} == {f"{stem}.pdf", f"{stem}.txt"}
     delivered = outbox / done.release_id
     text = (delivered / f"{stem}.txt").read_text()
-    pdf = pdfium.PdfDocument((delivered / f"{stem}.pdf").read_bytes())
+    released = (delivered / f"{stem}.pdf").read_bytes()
+    identity = read_identity(released)
+    assert identity is not None and identity.release_id == done.release_id
+    assert read_visible_mark(released, [done.release_id]) == done.release_id
+    pdf = pdfium.PdfDocument(released)
     layer = " ".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
     pdf.close()
     for value in (truth["participant_id"], truth["clinician"]):

@@ -16,9 +16,10 @@ from temporalio.client import Client
 from activities.engines.base import OcrEngine
 from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.service import Redactor
-from activities.redact.view import SignedView, view_key, view_problems
+from activities.redact.view import SignedView, view_problems
 from activities.scratch import StagingArea
 from custody import ids
+from custody.redactions import view_key
 from custody.signing import public_keys, signer_from_settings
 from starter.bench.referrals import write_set
 from starter.client.submit import submit, wait

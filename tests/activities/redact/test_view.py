@@ -48,6 +48,7 @@ def letter(ocr_engine: OcrEngine) -> Read:
 
 
 def _known(read: Read) -> list[str]:
+    """The truth values the default policy removes: the plan is never told them."""
     return [str(read.truth["participant_id"]), str(read.truth["clinician"])]
 
 
@@ -72,7 +73,6 @@ def test_redaction_view_removes_identifiers_and_keeps_the_rest(
         DEFAULT_REDACTION,
         ocr_engine,
         DPI,
-        _known(letter),
     )
     assert made.report.clean and made.report.pages == 1
     sources = {r.source for r in made.plan.regions}
@@ -90,7 +90,7 @@ def test_redaction_check_finds_a_word_left_in_the_text_layer(
     letter: Read, ocr_engine: OcrEngine
 ) -> None:
     """Stand-in fault: painted pixels but the full OCR text layer; the check refuses it."""
-    plan = make_plan(letter.pages, None, DEFAULT_REDACTION, _known(letter))
+    plan = make_plan(letter.pages, None, DEFAULT_REDACTION)
     leaky = build_pdf([(paint(letter.images[0], plan.regions), letter.pages[0])], DPI)
     report = check_view(leaky, plan.secrets, ocr_engine, DPI)
     assert "text-layer:p1" in report.leaks and "ocr:p1" not in report.leaks
@@ -98,7 +98,7 @@ def test_redaction_check_finds_a_word_left_in_the_text_layer(
 
 def test_redaction_check_reads_unpainted_pixels_back(letter: Read, ocr_engine: OcrEngine) -> None:
     """Stand-in fault: words dropped from the layer but nothing painted; re-OCR finds them."""
-    plan = make_plan(letter.pages, None, DEFAULT_REDACTION, _known(letter))
+    plan = make_plan(letter.pages, None, DEFAULT_REDACTION)
     leaky = build_pdf([(letter.images[0], plan.kept[0])], DPI)
     report = check_view(leaky, plan.secrets, ocr_engine, DPI)
     assert report.leaks == ("ocr:p1",)
@@ -141,7 +141,7 @@ def test_redaction_view_drops_metadata_annotations_and_attachments(
     source = tmp_path / "referral.pdf"
     _source_pdf(letter.images[0], secret, source)
     images = iter_pages_sandboxed(source, "application/pdf", DPI)
-    made = make_view(images, letter.pages, None, DEFAULT_REDACTION, ocr_engine, DPI, _known(letter))
+    made = make_view(images, letter.pages, None, DEFAULT_REDACTION, ocr_engine, DPI)
     with pikepdf.open(io.BytesIO(made.pdf)) as view:
         assert "/Info" not in view.trailer
         assert "/Metadata" not in view.Root and "/Names" not in view.Root

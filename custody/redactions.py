@@ -1,0 +1,45 @@
+"""Where a document's redacted views live, and the ledger event that records each one.
+
+Light on purpose: the redaction service (``activities.redact``) writes these
+objects and events, and verification (``custody.verify_redactions``) reads
+them back, so both agree on one layout:
+``redactions/<tenant>/<sha256>/<policy hash[:16]>.{json,pdf,txt}``.
+
+A view that is kept is recorded in the tenant's ledger as a
+``redaction_created`` event: the document's SHA-256, the approver (``actor``),
+and in ``detail`` the view's key, its PDF's and text's SHA-256, the policy's
+name and hash, the evidence record's hash and the count of boxes painted.
+Hashes, ids and counts only, never what was removed.
+"""
+
+from __future__ import annotations
+
+from custody import ids
+
+REDACTION_EVENT = "redaction_created"
+
+
+def view_prefix(sha256: str, tenant: str | None) -> str:
+    """The folder of one document's views (each policy's view and its event markers)."""
+    return f"redactions/{ids.scope(tenant)}/{sha256}/"
+
+
+def view_stem(sha256: str, tenant: str | None, policy_sha256: str) -> str:
+    return f"{view_prefix(sha256, tenant)}{policy_sha256[:16]}"
+
+
+def view_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
+    return f"{view_stem(sha256, tenant, policy_sha256)}.json"
+
+
+def view_pdf_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
+    return f"{view_stem(sha256, tenant, policy_sha256)}.pdf"
+
+
+def view_text_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
+    return f"{view_stem(sha256, tenant, policy_sha256)}.txt"
+
+
+def event_once(sha256: str, tenant: str | None, policy_sha256: str) -> str:
+    """Where the markers live that let a retried attempt find the event it appended."""
+    return f"{view_stem(sha256, tenant, policy_sha256)}.event"

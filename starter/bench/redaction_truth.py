@@ -1,0 +1,63 @@
+"""The strings a redacted view must not hold, from ground truth the plan was never told.
+
+The view's own check looks for what its plan removed, so a value the plan
+missed (a participant ID beside an unusual label) would pass it. The
+benchmark therefore searches the view for each redacted field's *true*
+value as well, in the forms it may be printed: as written, upper and lower
+case, without spaces, a date in every style the referral generator prints
+(``starter.bench.referrals.DATE_STYLES``), and a person's name as each of
+its words but titles (a surname alone in a letter's sign-off). Text is
+compared on letters and digits, so case and spacing matter only for the
+search of the raw bytes.
+
+Findings name the field and where (``participant_id@ocr:p1``), never the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from activities.fields.normalise import iso_date
+from activities.redact.check import Surfaces, find
+from activities.redact.detect import name_parts
+from activities.redact.plan import normal
+from starter.bench.fields_score import Truth
+from starter.bench.referrals import DATE_STYLES
+
+_NAME_FIELDS = frozenset({"clinician", "participant_name", "patient_name", "name"})
+_MIN = 4  # as the plan's own check: shorter strings match by chance
+
+
+def truth_strings(truth: Truth, fields: Sequence[str]) -> dict[str, list[str]]:
+    """Each redacted field with a true value, and the strings that would leak it."""
+    found = {}
+    for name in fields:
+        value = truth.fields.get(name)
+        if isinstance(value, str) and value.strip():
+            found[name] = variants(name, value)
+    return found
+
+
+def variants(name: str, value: str) -> list[str]:
+    value = value.strip()
+    forms = {value, value.upper(), value.lower(), "".join(value.split())}
+    day = _date(value)
+    if day is not None:
+        forms |= {show(day) for show in DATE_STYLES.values()}
+    if name in _NAME_FIELDS:
+        forms |= set(name_parts(value))
+    return sorted(f for f in forms if len(normal(f)) >= _MIN)
+
+
+def truth_leaks(surfaces: Surfaces, strings: dict[str, list[str]]) -> list[str]:
+    """``field@where`` for each field whose true value the view still holds."""
+    return [f"{name}@{where}" for name, forms in strings.items() for where in find(surfaces, forms)]
+
+
+def _date(value: str) -> date | None:
+    iso = iso_date(value)
+    try:
+        return date.fromisoformat(iso) if iso else None
+    except ValueError:
+        return None
