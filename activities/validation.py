@@ -4,6 +4,11 @@ The decoding of untrusted bytes happens in a child process with time and
 memory bounds (``activities.inspect.untrusted``), so a hostile file costs one attempt,
 never a worker. A broken rule is a ``DocumentRejected`` with a stable code and is
 never retried; the policy version in force is returned for the record.
+
+The ledger pins the evidence packet by the hash of the bytes read back from the
+store after the write, not of the body meant: a store that alters bytes on the
+way in is ``SEAL_INVALID`` here, at write time, rather than a ``packet.hash``
+FAIL found by ``custody verify`` years later.
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from activities.faults import coded
 from activities.inspect.untrusted import inspect_untrusted, prewarm
 from activities.scratch import StagingArea
 from custody import ids
-from custody.canonical import canonical_json
-from custody.errors import Code
+from custody.canonical import canonical_json, is_canonical
+from custody.errors import Code, SealInvalid
 from custody.models import EventRef, EvidencePacket, ValidateInput, ValidationResult
 from custody.refs import RefKeys
 from custody.settings import Limits
@@ -65,8 +70,7 @@ class ValidationActivities:
             workflow_id=info.workflow_id or "",
             run_id=info.workflow_run_id or "",
         )
-        body = canonical_json(packet)
-        self._store.create(ids.packet_key(inp.sha256, inp.tenant), body)
+        stored = self._store_packet(ids.packet_key(inp.sha256, inp.tenant), packet)
         event = record(
             self._store,
             inp.tenant,
@@ -75,6 +79,33 @@ class ValidationActivities:
             media_type=media_type,
             pages=pages,
             policy_version=self._policy_version,
-            packet_sha256=hashlib.sha256(body).hexdigest(),
+            packet_sha256=hashlib.sha256(stored).hexdigest(),
         )
         return ref(event)
+
+    def _store_packet(self, key: str, packet: EvidencePacket) -> bytes:
+        """Create the packet once; its bytes as read back, which the ledger then pins.
+
+        A packet already there (an earlier run of the same document wrote it)
+        stands if it is canonical and this document's; bytes that differ from
+        those just created, or a stranger's packet, are ``SEAL_INVALID``.
+        """
+        body = canonical_json(packet)
+        created = self._store.create(key, body)
+        stored = self._store.get(key)
+        if stored == body or (not created and _same_subject(stored, packet)):
+            return stored
+        why = "altered on write" if created else "not this document's"
+        digest = hashlib.sha256(stored).hexdigest()[:16]
+        raise SealInvalid(detail=f"evidence packet sha256 {digest} {why}")
+
+
+def _same_subject(stored: bytes, packet: EvidencePacket) -> bool:
+    """Whether ``stored`` is a canonical packet of the same document (as ``packet.subject``)."""
+    try:
+        found = EvidencePacket.model_validate_json(stored)
+    except ValueError:
+        return False
+    subject = (packet.sha256, packet.tenant, packet.size_bytes, packet.media_type)
+    same = (found.sha256, found.tenant, found.size_bytes, found.media_type) == subject
+    return same and is_canonical(stored)

@@ -8,7 +8,8 @@ rather than being written as something else (``json.dumps`` writes ``NaN``).
 
 Verification checks stored bytes with :func:`is_canonical`: a record whose
 bytes are not exactly the canonical form of what they parse to was written by
-something other than Custody.
+something other than Custody. A signed envelope's signature is checked over
+its signed member's stored bytes, cut out by :func:`signed_member`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,29 @@ def is_canonical(data: bytes) -> bool:
         return canonical_json(loads(data)) == data
     except ValueError:  # unparsable, duplicate names, NaN: never canonical
         return False
+
+
+def signed_member(raw: bytes, name: str) -> bytes | str:
+    """The bytes of member ``name`` exactly as stored in ``raw``, or why they cannot be had.
+
+    A signed envelope (``{"record": ..., "signature": ...}``) is written
+    canonically, so its signed member sorts first and is cut out of the stored
+    bytes here rather than re-serialised from what they parse to; a member
+    anywhere else was not written by Custody. The reason names only ``name``.
+    """
+    head = f'{{"{name}":'
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{name} is not UTF-8"
+    if not text.startswith(head):
+        return f"{name} member not first (not written by Custody)"
+    try:
+        _, end = json.JSONDecoder().raw_decode(text, len(head))
+    except ValueError:
+        return f"{name} member unreadable"
+    # Decoding valid UTF-8 and encoding it again gives back the very same bytes.
+    return text[len(head) : end].encode("utf-8")
 
 
 def loads(data: bytes) -> Any:

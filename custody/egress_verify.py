@@ -4,7 +4,9 @@ Each check is named, like ``custody.verification``'s, so a FAIL says exactly
 what no longer holds:
 
     receipt.present        the signed receipt exists and parses
-    receipt.signature      its Ed25519 signature verifies with the published keys
+    receipt.canonical      its stored bytes are exactly RFC 8785 canonical JSON
+    receipt.signature      its Ed25519 signature verifies with the published keys over
+                           the receipt member's bytes exactly as stored
     files.hash             every released file's stored bytes hash to the receipt
     packet.hash            the receipt's packet hash is that of its file list
     egress.event           the egress event sits at the receipt's seq with its hash,
@@ -22,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from custody import egress as eg
+from custody.canonical import is_canonical, signed_member
 from custody.egress_store import SignedReceipt, pinned_policy, sha256_bytes
 from custody.errors import CustodyError
 from custody.ledger import Event, Ledger
 from custody.ledger_audit import verify_log
-from custody.signing import PublicKeyRecord
+from custody.signing import PublicKeyRecord, verify
 from custody.stores import ObjectMissing, ObjectStore
 from custody.stores.base import StoreError
 from custody.verify_report import Check, Report
@@ -62,13 +65,12 @@ def verify_release(
     except (ValueError, StoreError):
         return _report(subject, [Check(name="receipt.present", ok=False, detail="unreadable")])
     receipt = signed.receipt
-    why = signed.problem(keys) or ""
     ledger = Ledger(store, tenant)
     egress_event = ledger.find(receipt.egress_event_seq)
     receipt_event = _receipt_event(store, ledger, key)
     checks = [
         Check(name="receipt.present", ok=receipt.release_id == rid and receipt.tenant == tenant),
-        Check(name="receipt.signature", ok=not why, detail=why or f"kid {signed.signature.kid}"),
+        *stored_receipt_checks(body, signed, keys),
         _files_check(store, tenant, rid, receipt.files),
         Check(name="packet.hash", ok=eg.packet_sha256(receipt.files) == receipt.packet_sha256),
         _egress_event_check(egress_event, receipt),
@@ -80,6 +82,29 @@ def verify_release(
     if manifest_of is not None:
         checks.append(_manifest_check(store, receipt, manifest_of))
     return _report(subject, checks)
+
+
+def stored_receipt_checks(
+    raw: bytes, signed: SignedReceipt, keys: dict[str, PublicKeyRecord]
+) -> list[Check]:
+    """The stored receipt as Custody wrote it, and signed over its stored bytes.
+
+    ``signed`` is what ``raw`` parses to; it is not re-serialised for the
+    signature, since the model would drop an unknown member and forgive
+    whitespace, member order and number formatting that the bytes carry.
+    """
+    body = signed_member(raw, "receipt")
+    why = body if isinstance(body, str) else verify(body, signed.signature, keys)
+    return [
+        Check(
+            name="receipt.canonical",
+            ok=is_canonical(raw),
+            detail=f"sha256 {sha256_bytes(raw)[:16]}",
+        ),
+        Check(
+            name="receipt.signature", ok=why is None, detail=why or f"kid {signed.signature.kid}"
+        ),
+    ]
 
 
 def _report(subject: str, checks: list[Check]) -> Report:

@@ -24,7 +24,8 @@ document content.
     │      OCR_ERROR, OCR_TIMEOUT, IO_TIMEOUT, STAGING_FULL,
     │      WORKER_LOST, INTERNAL, CIRCUIT_OPEN)
     │   └── CircuitOpen           a breaker refused the call (also a StoreUnavailable)
-    ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION
+    ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION;
+    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
@@ -206,6 +207,9 @@ class Code(StrEnum):
     KEY_OUTSIDE_VALIDITY = "KEY_OUTSIDE_VALIDITY"
     KEY_DEVELOPMENT = "KEY_DEVELOPMENT"
     KEY_PERMISSIONS = "KEY_PERMISSIONS"
+    #: Verification in production with no key pinned (CUSTODY_TRUST_FPRS, --trust):
+    #: refused before anything is checked, never a fallback to the workers' keyring.
+    TRUST_ANCHOR_MISSING = "TRUST_ANCHOR_MISSING"
     #: A value RFC 8785 canonical JSON cannot express (NaN, Infinity).
     CANONICAL_INVALID = "CANONICAL_INVALID"
     #: Security-relevant state (``custody.versions``): a version unsigned, signed
@@ -315,6 +319,7 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.VERIFY_FAILED,
         Code.KEY_UNTRUSTED,
         Code.KEY_OUTSIDE_VALIDITY,
+        Code.TRUST_ANCHOR_MISSING,
         Code.STATE_INVALID,
     }
 )

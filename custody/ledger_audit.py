@@ -11,6 +11,11 @@ Four named checks, each of which FAILs on its own:
                     checkpoints gone
     ledger.index    every by-document index entry names its own event, and every event
                     of a document since ``index-from`` has its entry
+    state_head      (the system log, ``_system``, only) for every state prefix the log
+                    names, the store's newest version is the log's newest: not older
+                    (deleted or rolled back) and not different. A store one version
+                    ahead is a writer that died before logging (custody.state_anchor):
+                    counted, not failed
 
 Keys are trusted only as the caller passes them: ``custody.trust`` picks the
 pinned ones, never merely whatever the store publishes. A tenant whose log
@@ -23,12 +28,14 @@ import json
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from custody import ids, tlog
+from custody import ids, tlog, versions
 from custody.checkpoints import note_keys, origin, witnessed
 from custody.ledger import Event, Ledger, prefix
 from custody.ledger_checks import event_problems
 from custody.signing import PublicKeyRecord
+from custody.state_anchor import Logged, as_logged
 from custody.stores import ObjectMissing, ObjectStore
+from custody.stores.system import SYSTEM_SCOPE
 from custody.verify_report import Check, Report
 
 _SHOWN = 5  # problems named per check; the count says how many more
@@ -51,6 +58,8 @@ def verify_log(
             witness_check(witness, tenant, leaves, trusted),
             index_check(ledger, events),
         ]
+        if tenant == SYSTEM_SCOPE:
+            checks.append(state_head_check(store, events))
     except Exception as exc:  # one tenant's unreadable log is its FAIL, not everyone's abort
         checks = [Check(name="ledger.readable", ok=False, detail=type(exc).__name__)]
     return Report(subject=subject, ok=all(c.ok for c in checks), checks=checks)
@@ -180,6 +189,26 @@ def index_check(ledger: Ledger, events: dict[int, Event]) -> Check:
         if late and event.sha256 is not None and (event.sha256, seq) not in seen:
             problems.append(f"event {seq} missing from the index")
     return _check("ledger.index", problems, f"{len(markers)} entries")
+
+
+def state_head_check(store: ObjectStore, events: dict[int, Event]) -> Check:
+    """Each logged state prefix's newest version against the store's newest, one by one."""
+    newest: dict[str, Logged] = {}
+    for event in events.values():
+        if (opened := as_logged(event)) is not None:
+            prefix, logged = opened
+            if prefix not in newest or newest[prefix].n < logged.n:
+                newest[prefix] = logged
+    problems, ahead = [], 0
+    for prefix, logged in sorted(newest.items()):
+        n, sha256 = versions.stored_head(store, prefix)
+        if n < logged.n:
+            problems.append(f"{prefix}: log holds version {logged.n}, store {n} (rolled back)")
+        elif n == logged.n and sha256 != logged.sha256:
+            problems.append(f"{prefix}: version {n} is not the logged one")
+        ahead += n > logged.n
+    unlogged = f", {ahead} ahead of the log (not yet logged)" if ahead else ""
+    return _check("state_head", problems, f"{len(newest)} state prefixes match{unlogged}")
 
 
 def _marker_problems(

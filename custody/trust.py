@@ -5,9 +5,11 @@ write the store can publish one and re-sign records with it. Verification
 therefore pins the keys it accepts by fingerprint (the SHA-256 of the raw
 32-byte Ed25519 public key, 64 hex characters; a key ID is its first 16), taken
 from configuration (``CUSTODY_TRUST_FPRS``, comma-separated) or the command line
-(``--trust FPR``, repeatable). When neither names one, the anchors are the keys
-of the local signing folder or secret: key material the operator holds, never
-the store's copy.
+(``--trust FPR``, repeatable). When neither names one, in development the
+anchors are the keys of the local signing folder or secret (``local-keyring``:
+key material the operator holds, never the store's copy); in production that
+is a ``ConfigurationError`` (``TRUST_ANCHOR_MISSING``) before anything is
+checked, since the workers' own keyring is exactly what an insider holds.
 
 A pinned key must also be within its validity period (``valid_from``,
 ``valid_to``, which its published record carries under its own signature) at
@@ -30,7 +32,7 @@ from datetime import datetime
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from custody.errors import Code, KeyUntrusted, UsageError
+from custody.errors import Code, ConfigurationError, KeyUntrusted, UsageError
 from custody.settings import Settings
 from custody.signing import PublicKeyRecord, Signature, local_public_keys, verify
 
@@ -74,9 +76,20 @@ class TrustAnchors:
         pinned += list(extra_fprs)
         if pinned:
             return cls(frozenset(parse_fingerprint(f) for f in pinned), production)
+        if production:
+            raise ConfigurationError(
+                Code.TRUST_ANCHOR_MISSING,
+                "CUSTODY_ENV=production verifies only against pinned keys:"
+                " set CUSTODY_TRUST_FPRS or pass --trust FPR",
+            )
         secret = settings.signing_key.get_secret_value() if settings.signing_key else None
         local = local_public_keys(settings.signing_path, secret, production=production)
         return cls(frozenset(fingerprint(k) for k in local), production, "local")
+
+    @property
+    def label(self) -> str:
+        """What a report says it trusted: ``pinned``, or ``local-keyring`` (development)."""
+        return "pinned" if self.source == "pinned" else "local-keyring"
 
     @classmethod
     def pinned(cls, fprs: Iterable[str], *, production: bool = False) -> TrustAnchors:

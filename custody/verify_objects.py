@@ -18,12 +18,11 @@ carry keys, sequence numbers, hashes and codes only.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from datetime import datetime
 
 from custody import ids
-from custody.canonical import is_canonical
+from custody.canonical import is_canonical, signed_member
 from custody.errors import StoreError
 from custody.ledger import Event, Ledger, prefix
 from custody.models import EvidencePacket, OutcomeRecord, ResultRecord, SignedRecord
@@ -33,7 +32,6 @@ from custody.verify_report import Check, checked, failed
 
 #: (body, signature, signing time) -> None when a trusted key signed it, else why not.
 SignatureCheck = Callable[[bytes, Signature, datetime], str | None]
-_RECORD_MEMBER = '{"record":'
 
 
 def read(store: ObjectStore, key: str) -> bytes | str:
@@ -60,17 +58,9 @@ def record_checks(raw: bytes, signed: SignedRecord, check_sig: SignatureCheck) -
 
 def _signature_problem(raw: bytes, signed: SignedRecord, check_sig: SignatureCheck) -> str | None:
     """The signature over the record member's bytes exactly as stored, never re-serialised."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "record is not UTF-8"
-    if not text.startswith(_RECORD_MEMBER):
-        return "record member not first (not written by Custody)"
-    try:
-        _, end = json.JSONDecoder().raw_decode(text, len(_RECORD_MEMBER))
-    except ValueError:
-        return "record member unreadable"
-    body = text[len(_RECORD_MEMBER) : end].encode("utf-8")
+    body = signed_member(raw, "record")
+    if isinstance(body, str):
+        return body
     sig = Signature(**signed.signature.model_dump())
     return check_sig(body, sig, signed.record.published_at)
 

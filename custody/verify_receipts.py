@@ -4,8 +4,13 @@ Each release found in the tenant's egress index whose event names the document
 and which got as far as a receipt (the receipt, or its ledger markers, exist)
 is checked with ``custody egress verify``'s checks, named ``release.<check>``
 (``release.files.hash``, ``release.receipt.signature`` ...), detail prefixed
-with the release id. A receipt deleted after its ledger event was written is
-``release.receipt.present`` failing, not a release that never happened.
+with the release id. The receipt is checked as stored, never re-serialised:
+``release.receipt.canonical`` holds when its bytes are exactly RFC 8785
+canonical JSON, and ``release.receipt.signature`` is over the stored bytes of
+its ``receipt`` member, so whitespace, member order, number formatting or a
+member the model would drop all FAIL. A receipt deleted after its ledger event
+was written is ``release.receipt.present`` failing, not a release that never
+happened.
 """
 
 from __future__ import annotations

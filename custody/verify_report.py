@@ -20,10 +20,14 @@ class Report(BaseModel):
     subject: str
     ok: bool
     checks: list[Check]
+    #: Which keys the signatures were checked against: ``pinned`` (configuration or
+    #: ``--trust``) or ``local-keyring`` (the development default); None where no
+    #: signature is checked.
+    trust: str | None = None
 
 
-def report(subject: str, checks: list[Check]) -> Report:
-    return Report(subject=subject, ok=all(c.ok for c in checks), checks=checks)
+def report(subject: str, checks: list[Check], trust: str | None = None) -> Report:
+    return Report(subject=subject, ok=all(c.ok for c in checks), checks=checks, trust=trust)
 
 
 def failed(name: str, detail: str) -> Check:

@@ -19,10 +19,12 @@ so a reader refuses, with ``StateInvalid`` (``STATE_INVALID``), and never uses:
 - fewer versions than this process has already seen under that prefix of that
   store (the newest deleted: a rollback), or a seen version's bytes changed.
 
-A process that never read the prefix cannot know a newest version was deleted
-before it started: that rests on the bucket policy denying deletes on
-``tenants/``, ``admission/``, ``pools/`` and ``ocr-config/`` (Custody's own
-Object Lock covers only the evidence prefixes).
+A process that never read the prefix learns that a newest version was deleted
+from the transparency log: each version is also a ``state_version`` event of
+the system log, appended after the version is written, and a store behind the
+log is refused (custody.state_anchor, which documents the ordering and the
+index). The bucket policy denying deletes on ``tenants/``, ``admission/``,
+``pools/`` and ``ocr-config/`` stays the first line.
 
 State written before versions existed: while no version exists, the old
 single object (``legacy``) is unsigned, so anyone who can write the store can
@@ -46,6 +48,7 @@ from custody.canonical import canonical_json
 from custody.errors import StateInvalid
 from custody.settings import Settings
 from custody.signing import Signature
+from custody.state_anchor import Logged, check, default_witness, log_version
 from custody.statekeys import StateKeys, default_keys
 from custody.stores import ObjectStore
 
@@ -81,6 +84,7 @@ class _Head:
 # store dropped and another made at the same address is not mistaken for it).
 _SEEN: WeakKeyDictionary[ObjectStore, dict[str, _Head]] = WeakKeyDictionary()
 _LOCK = threading.Lock()
+_WARNED: set[tuple[str, int]] = set()  # unlogged versions already warned of
 
 
 def _key(prefix: str, n: int) -> str:
@@ -108,7 +112,9 @@ def latest(
 
     ``production``: refuse an unsigned legacy object (None: ``CUSTODY_ENV`` decides).
     """
-    head = _head(store, prefix, keys or default_keys())
+    keys = keys or default_keys()
+    head = _head(store, prefix, keys)
+    _anchored(store, prefix, head, keys)
     if head is not None:
         return head.body
     if legacy is None or not store.exists(legacy):
@@ -122,10 +128,15 @@ def latest(
 def append(store: ObjectStore, prefix: str, body: bytes, *, keys: StateKeys | None = None) -> int:
     """Sign ``body`` as the next version under ``prefix``; returns its number.
 
-    The chain is verified first: a change is never stacked on a forged version.
+    The chain and its anchor are verified first: a change is never stacked on
+    a forged or rolled-back version. The version is written, then logged.
     """
     keys = keys or default_keys()
     head = _head(store, prefix, keys)
+    logged = _anchored(store, prefix, head, keys)
+    if head is not None and (logged is None or logged.n < head.n):
+        # A crashed writer's version, or one from before the log held versions.
+        log_version(store, prefix, head.n, head.sha256, keys.signer)
     for _ in range(_MAX_RACE):
         n, prev = (head.n + 1, head.sha256) if head else (1, None)
         version = _Version(prefix=prefix, n=n, prev=prev, body=body.decode())
@@ -133,6 +144,7 @@ def append(store: ObjectStore, prefix: str, body: bytes, *, keys: StateKeys | No
         raw = canonical_json(signed.model_dump(mode="json"))
         if store.create(_key(prefix, n), raw):
             _remember(store, prefix, _Head(n, _sha256(raw), body))
+            log_version(store, prefix, n, _sha256(raw), keys.signer)
             return n
         # A racer took N (or the listing was stale): its version must chain too.
         head = _verified(store, prefix, n, head, keys)
@@ -156,6 +168,23 @@ def _head(store: ObjectStore, prefix: str, keys: StateKeys) -> _Head | None:
     if head is not None:
         _remember(store, prefix, head)
     return head
+
+
+def _anchored(
+    store: ObjectStore, prefix: str, head: _Head | None, keys: StateKeys
+) -> Logged | None:
+    """The log's newest version of ``prefix``, refusing a store behind it (or a truncated log).
+
+    A store ahead of the log (written, then the writer died before logging)
+    is tolerated: warned once per process and version, logged by the next writer.
+    """
+    n, sha256 = (head.n, head.sha256) if head else (0, None)
+    witness = default_witness()
+    logged = check(store, prefix, n, sha256, (witness, keys.trusted) if witness else None)
+    if head is not None and (logged is None or logged.n < n) and (prefix, n) not in _WARNED:
+        _WARNED.add((prefix, n))
+        log.warning("state_unlogged", prefix=prefix, n=n, logged=logged.n if logged else 0)
+    return logged
 
 
 def _remember(store: ObjectStore, prefix: str, head: _Head) -> None:
@@ -187,3 +216,14 @@ def _verified(
 
 def _sha256(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
+
+
+def stored_head(store: ObjectStore, prefix: str) -> tuple[int, str | None]:
+    """The highest version number present under ``prefix`` and its stored bytes' hash.
+
+    Unverified: ``custody audit verify`` compares it with the log's newest.
+    """
+    numbers = _numbers(store, prefix)
+    if not numbers:
+        return 0, None
+    return numbers[-1], _sha256(store.get(_key(prefix, numbers[-1])))

@@ -21,7 +21,7 @@ from custody.models import OutcomeRecord, SignedRecord
 from custody.signing import public_keys
 from custody.stores import ObjectStore
 from custody.trust import TrustAnchors
-from custody.verification import Report, verify_document
+from custody.verification import LogProofs, Report, verify_document
 from starter.evidence.export import export_bundle as export_bundle
 
 
@@ -40,9 +40,11 @@ def verify_and_record(
     sha256: str,
     tenant: str | None,
     actor: str,
-    anchors: TrustAnchors | None = None,
+    anchors: TrustAnchors,
+    proofs: LogProofs | None = None,
 ) -> Report:
-    report = verify_document(store, public_keys(store), sha256, tenant, anchors=anchors)
+    keys = public_keys(store)
+    report = verify_document(store, keys, sha256, tenant, anchors=anchors, proofs=proofs)
     failed = ",".join(c.name for c in report.checks if not c.ok)
     Ledger(store, tenant).append(
         "verified",

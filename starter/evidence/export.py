@@ -123,8 +123,10 @@ fingerprint was not given with --trust verifies nothing.
 
 - `trust.pinned`: at least one key in the bundle has a pinned fingerprint.
 - `source.hash`: sha256(source.bin) is the record's `sha256`: these are the bytes that were OCR'd.
-- `record.signature`: record.json's Ed25519 signature over the RFC 8785 canonical JSON of
-  `record`, by a pinned key.
+- `record.canonical`: record.json is exactly RFC 8785 canonical JSON (no spaces, sorted
+  members, ECMAScript numbers, no member twice).
+- `record.signature`: record.json's Ed25519 signature, by a pinned key, over the bytes of
+  its `record` member exactly as stored (never re-serialised).
 - `text.checksum`, `pages.checksum`: sha256(text.txt), sha256(pages.json) match the record.
 - `pdf.checksum` (records with a searchable PDF): sha256(searchable.pdf) matches the record's
   `pdf_sha256`; for a born-digital PDF (`searchable` "original") `pdf_sha256` equals `sha256`.
@@ -136,6 +138,7 @@ fingerprint was not given with --trust verifies nothing.
 - `ledger.inclusion`: each event file, as stored, is leaf `seq - 1` of that Merkle tree
   (RFC 9162: leaf SHA-256(0x00 || bytes), node SHA-256(0x01 || left || right)), by the
   inclusion proof in ledger/proofs.json.
-- `receipt.signature:<release id>`, `receipt.sources:<release id>`: each receipt in receipts/
-  is signed by a pinned key and names this document among its `sources`.
+- `receipt.canonical:<release id>`, `receipt.signature:<release id>`,
+  `receipt.sources:<release id>`: each receipt in receipts/ is canonical, signed as stored
+  by a pinned key (as the record is) and names this document among its `sources`.
 """

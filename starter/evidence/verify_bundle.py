@@ -9,8 +9,11 @@ trusted: the keys shipped in the bundle are where a pinned key is found, never
 a reason to trust one. This file imports nothing from Custody. It checks:
 
 1. ``source.hash``: sha256(source.bin) is the record's ``sha256``;
-2. ``record.signature``: record.json's Ed25519 signature over the RFC 8785
-   canonical JSON of ``record``, by a pinned key;
+2. ``record.canonical``: record.json is exactly RFC 8785 canonical JSON (no
+   spaces, sorted members, ECMAScript numbers, no member twice);
+   ``record.signature``: a pinned key's Ed25519 signature over the ``record``
+   member's bytes exactly as stored (never re-serialised), in an envelope of
+   that member and its signature alone;
 3. ``text.checksum``, ``pages.checksum``, ``pdf.checksum``: the record's checksums
    (``searchable`` "original" means source.bin itself is the searchable PDF);
 4. ``ledger.events``: each event in ledger/ hashes to its ``hash``, is this
@@ -21,8 +24,9 @@ a reason to trust one. This file imports nothing from Custody. It checks:
 6. ``ledger.inclusion``: each event file is leaf seq-1 of that tree, by the RFC
    9162 inclusion proof in ledger/proofs.json: the events are in the signed log,
    with no other document's events needed;
-7. ``receipt.signature:<id>``, ``receipt.sources:<id>``: each release receipt is
-   signed by a pinned key and names this document.
+7. ``receipt.canonical:<id>``, ``receipt.signature:<id>``, ``receipt.sources:<id>``:
+   each release receipt is canonical, signed as stored by a pinned key (as the
+   record is), and names this document.
 
 Exit status 0 when every check passes, 1 otherwise.
 """
@@ -36,6 +40,7 @@ import json
 import sys
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -49,7 +54,7 @@ def canonical(value: object) -> bytes:
 def _jcs(v: object) -> list[str]:
     if v is None or isinstance(v, bool | str):
         return [json.dumps(v, ensure_ascii=False)]
-    if isinstance(v, int):
+    if isinstance(v, int) and abs(v) <= 2**53:  # beyond, no double holds it exactly
         return [str(v)]
     if isinstance(v, float):
         return [_number(v)]
@@ -85,6 +90,38 @@ def _number(x: float) -> str:
     return f"-{text}" if sign else text
 
 
+def strict(raw: bytes) -> Any:
+    """JSON with no member name twice (``canonical`` refuses NaN and Infinity)."""
+    return json.loads(raw, object_pairs_hook=_unique)
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    if len({name for name, _ in pairs}) != len(pairs):
+        raise ValueError("a member name twice")
+    return dict(pairs)
+
+
+def is_canonical(raw: bytes) -> bool:
+    """Whether ``raw`` is exactly the canonical JSON of what it parses to, as Custody writes."""
+    try:
+        return canonical(strict(raw)) == raw
+    except ValueError:  # unparsable, a name twice, NaN, a lone surrogate
+        return False
+
+
+def member(raw: bytes, name: str) -> bytes | None:
+    """Member ``name``'s bytes exactly as stored: Custody writes it first, so it is cut out."""
+    head = f'{{"{name}":'
+    try:
+        text = raw.decode()
+        if not text.startswith(head):
+            return None
+        _, end = json.JSONDecoder().raw_decode(text, len(head))
+    except ValueError:  # not UTF-8, or the member does not parse
+        return None
+    return text[len(head) : end].encode()
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -103,28 +140,37 @@ def pinned_keys(folder: Path, pins: set[str]) -> dict[str, Ed25519PublicKey]:
     return found
 
 
-def signed_by(envelope: dict, keys: dict, field: str) -> bool:  # type: ignore[type-arg]
-    """Whether ``envelope[field]``'s canonical JSON carries a pinned key's Ed25519 signature."""
+def signed_by(raw: bytes, keys: dict, field: str) -> bool:  # type: ignore[type-arg]
+    """Whether the stored bytes of member ``field`` carry a pinned key's Ed25519 signature.
+
+    The signed bytes are cut from ``raw``, never re-serialised: a space, another
+    member order or number form, a name twice or an extra member breaks the
+    signature as it would a hash. The envelope holds that member and its signature only.
+    """
+    body = member(raw, field)
     try:
+        envelope = strict(raw)
         sig = envelope["signature"]
-        key = keys[sig["kid"]]
-        key.verify(base64.b64decode(sig["sig"]), canonical(envelope[field]))
-    except (KeyError, TypeError, ValueError, InvalidSignature):
+        if body is None or set(envelope) != {field, "signature"}:
+            return False
+        keys[sig["kid"]].verify(base64.b64decode(sig["sig"]), body)
+    except (KeyError, TypeError, ValueError, InvalidSignature):  # ValueError: a name twice
         return False
-    return bool(sig.get("alg", "Ed25519") == "Ed25519")
+    return bool(set(sig) <= {"alg", "kid", "sig"} and sig.get("alg", "Ed25519") == "Ed25519")
 
 
 def check_receipts(folder: Path, sha256: str, keys: dict) -> dict[str, bool]:  # type: ignore[type-arg]
     checks = {}
     for path in sorted((folder / "receipts").glob("*.json")):
         rid = path.stem
+        raw = path.read_bytes()
         try:
-            envelope = json.loads(path.read_bytes())
-            receipt = envelope["receipt"]
+            receipt = json.loads(raw)["receipt"]
             names = receipt["release_id"] == rid and sha256 in receipt["sources"]
         except (ValueError, KeyError, TypeError):
-            envelope, names = {}, False
-        checks[f"receipt.signature:{rid}"] = signed_by(envelope, keys, "receipt")
+            names = False
+        checks[f"receipt.canonical:{rid}"] = is_canonical(raw)
+        checks[f"receipt.signature:{rid}"] = signed_by(raw, keys, "receipt")
         checks[f"receipt.sources:{rid}"] = bool(names)
     return checks
 
@@ -220,7 +266,8 @@ def main(argv: list[str]) -> int:
     checks = {
         "trust.pinned": bool(keys),
         "source.hash": sha((folder / "source.bin").read_bytes()) == record["sha256"],
-        "record.signature": signed_by(envelope, keys, "record"),
+        "record.canonical": is_canonical(record_bytes),
+        "record.signature": signed_by(record_bytes, keys, "record"),
         "text.checksum": sha((folder / "text.txt").read_bytes()) == record["text_sha256"],
         "pages.checksum": sha((folder / "pages.json").read_bytes()) == record["pages_sha256"],
     }

@@ -253,7 +253,7 @@ def test_tamper_a_pinned_fingerprint_excludes_the_stores_own_key(
         store, public_keys(store), docs.published, docs.tenant, anchors=anchors
     )
     bad = {c.name: c.detail for c in report.checks if not c.ok}
-    assert set(bad) == {"record.signature", "release.receipt.signature"}
+    assert set(bad) == {"record.signature", "release.receipt.signature", "ledger.inclusion"}
     assert bad["record.signature"].startswith("KEY_UNTRUSTED")
 
 

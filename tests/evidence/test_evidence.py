@@ -26,7 +26,7 @@ from custody.models import SignedRecord
 from custody.settings import Settings
 from custody.signing import local_public_keys, public_keys, rotate
 from custody.stores.local import LocalStore
-from custody.trust import fingerprint
+from custody.trust import TrustAnchors, fingerprint
 from custody.verification import verify_document, verify_ledger
 from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
@@ -65,14 +65,17 @@ def _copy(published: Published, tmp_path: Path) -> LocalStore:
 
 
 def _failed(store: LocalStore, p: Published) -> set[str]:
-    report = verify_document(store, public_keys(store), p.sha256, p.tenant)
+    anchors = TrustAnchors.from_settings(p.settings)
+    report = verify_document(store, public_keys(store), p.sha256, p.tenant, anchors=anchors)
     return {c.name for c in report.checks if not c.ok}
 
 
 def test_evidence_published_document_verifies_with_every_check(published: Published) -> None:
     """Source hash, signature, text and page checksums and the ledger all pass."""
     store = LocalStore(published.settings.objects_dir)
-    report = verify_document(store, public_keys(store), published.sha256, published.tenant)
+    anchors = TrustAnchors.from_settings(published.settings)
+    keys = public_keys(store)
+    report = verify_document(store, keys, published.sha256, published.tenant, anchors=anchors)
     assert report.ok, report
     names = {c.name for c in report.checks}
     assert names >= {
@@ -185,7 +188,8 @@ def test_evidence_truncated_ledger_tail_is_detected_by_checkpoint(
     ledger = Ledger(store, published.tenant)
     top = max(ledger.sequence_numbers())
     (store.root / event_key(published.tenant, top)).unlink()
-    report = verify_ledger(store, public_keys(store), published.tenant)
+    anchors = TrustAnchors.from_settings(published.settings)
+    report = verify_ledger(store, public_keys(store), published.tenant, anchors=anchors)
     assert not report.ok and any("truncated" in c.detail for c in report.checks)
 
 
@@ -254,7 +258,7 @@ def test_evidence_concurrent_appends_from_processes_never_fork(tmp_path: Path) -
         assert p.exitcode == 0
     store = LocalStore(tmp_path)
     assert Ledger(store, "t").sequence_numbers() == list(range(1, 101))
-    assert verify_ledger(store, {}, "t").ok
+    assert verify_ledger(store, {}, "t", anchors=TrustAnchors.pinned([])).ok
 
 
 class _CountingStore(LocalStore):
@@ -294,4 +298,4 @@ def test_evidence_ledger_from_before_the_index_is_still_searched(tmp_path: Path)
     (tmp_path / "ledger" / "t" / "index-from").write_text("3")  # as if indexing began at 3
     Ledger(store, "t").append("published", sha256=mine)
     assert [e.seq for e in Ledger(store, "t").for_document(mine)] == [1, 3]
-    assert verify_ledger(store, {}, "t").ok
+    assert verify_ledger(store, {}, "t", anchors=TrustAnchors.pinned([])).ok

@@ -18,6 +18,7 @@ from custody import ids
 from custody.ledger import Ledger
 from custody.models import DocState
 from custody.signing import public_keys
+from custody.trust import TrustAnchors
 from custody.verification import verify_document, verify_ledger
 from starter.client.submit import submit, wait
 from tests.helpers import Rig, spawn_worker
@@ -50,5 +51,6 @@ async def test_publish_killed_before_record_still_one_signed_fact(rig: Rig, tria
     assert list(store.list(f"records/{tenant}/")) == [ids.record_key(sub.sha256, tenant)]
     published = [e for e in Ledger(store, tenant).for_document(sub.sha256) if e.kind == "published"]
     assert len(published) == 1
-    assert verify_document(store, public_keys(store), sub.sha256, tenant).ok
-    assert verify_ledger(store, public_keys(store), tenant).ok
+    keys, anchors = public_keys(store), TrustAnchors.from_settings(settings)
+    assert verify_document(store, keys, sub.sha256, tenant, anchors=anchors).ok
+    assert verify_ledger(store, keys, tenant, anchors=anchors).ok

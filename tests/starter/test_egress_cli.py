@@ -240,6 +240,7 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
     names = {c["name"] for c in ok["reports"][0]["checks"]}
     assert names == {
         "receipt.present",
+        "receipt.canonical",
         "receipt.signature",
         "files.hash",
         "packet.hash",

@@ -25,11 +25,13 @@ from custody.egress_store import (
     egress_events,
     revoke_recipient,
 )
+from custody.egress_verify import stored_receipt_checks
 from custody.errors import EgressRefused
 from custody.ledger import Ledger
 from custody.settings import Settings
 from custody.signing import public_keys
 from custody.stores.local import LocalStore
+from custody.trust import TrustAnchors
 from custody.verification import verify_ledger
 from starter.client.connect import CustodyClient
 from starter.client.release import release, wait_release
@@ -103,8 +105,9 @@ async def test_release_delivers_once_with_receipt_event_and_identity(
     assert len(events) == 1
     assert events[0].bytes_sha256 == eg.packet_sha256(result.files)
     assert events[0].recipient == to and events[0].documents == [p.sha256]
-    signed = SignedReceipt.model_validate_json(store.get(eg.receipt_key(p.tenant, rid)))
-    assert signed.problem(public_keys(store)) is None
+    stored = store.get(eg.receipt_key(p.tenant, rid))
+    signed = SignedReceipt.model_validate_json(stored)
+    assert all(c.ok for c in stored_receipt_checks(stored, signed, public_keys(store)))
     assert signed.receipt.egress_event_seq == events[0].seq
     assert signed.receipt.files == result.files
     # The delivered PDF carries a verified C2PA claim for this release, and the
@@ -119,7 +122,8 @@ async def test_release_delivers_once_with_receipt_event_and_identity(
     ledger = Ledger(store, p.tenant)
     kinds = [e.kind for e in ledger.events() if e.detail.get("release_id") == rid]
     assert kinds == [eg.EGRESS_EVENT, eg.RECEIPT_EVENT]  # the event came before the receipt
-    assert verify_ledger(store, public_keys(store), p.tenant).ok
+    anchors = TrustAnchors.from_settings(p.settings)
+    assert verify_ledger(store, public_keys(store), p.tenant, anchors=anchors).ok
     await replay_and_keep(temporal_client, result.workflow_id, "release-delivered")
 
 
@@ -273,4 +277,5 @@ async def test_release_worker_killed_mid_release_delivers_exactly_once(
         if e.kind == eg.RECEIPT_EVENT and e.detail.get("release_id") == rid
     ]
     assert len(receipts) == 1
-    assert verify_ledger(store, public_keys(store), p.tenant).ok
+    anchors = TrustAnchors.from_settings(p.settings)
+    assert verify_ledger(store, public_keys(store), p.tenant, anchors=anchors).ok

@@ -14,6 +14,7 @@ from custody import ids
 from custody.models import DocState
 from custody.signing import public_keys
 from custody.stores.s3 import S3Store
+from custody.trust import TrustAnchors
 from custody.verification import verify_document
 from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline
@@ -64,7 +65,8 @@ async def test_s3_pipeline_publishes_and_verifies_on_s3(
     assert store.exists(ids.record_key(sub.sha256, tenant))
     assert not store.exists(ids.intake_key(sub.sha256, tenant))
     assert list(store.list(ids.work_prefix(sub.sha256, tenant))) == []
-    assert verify_document(store, public_keys(store), sub.sha256, tenant).ok
+    anchors = TrustAnchors.from_settings(settings)
+    assert verify_document(store, public_keys(store), sub.sha256, tenant, anchors=anchors).ok
     for key in (ids.record_key(sub.sha256, tenant), ids.source_key(sub.sha256, tenant)):
         head = store.client.head_object(Bucket=store.bucket, Key=store.prefix + key)
         assert head["ObjectLockMode"] == "COMPLIANCE", key

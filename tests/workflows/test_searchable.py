@@ -31,6 +31,7 @@ from custody.models import DocState, OcrInput, OcrResult, PageText, Word
 from custody.settings import Limits
 from custody.signing import public_keys
 from custody.stores.local import LocalStore
+from custody.trust import TrustAnchors
 from custody.verification import verify_document
 from starter.client.read import result
 from starter.client.submit import submit, wait
@@ -79,7 +80,9 @@ async def test_born_digital_pdf_is_published_from_its_text_layer_without_ocr(
         sub = await submit(custody, letter, tenant=tenant)
         res = await wait(custody, sub.sha256, tenant=tenant)
         view = result(custody, sub.sha256, tenant)
-        report = verify_document(custody.store, public_keys(custody.store), sub.sha256, tenant)
+        anchors = TrustAnchors.from_settings(settings)
+        keys = public_keys(custody.store)
+        report = verify_document(custody.store, keys, sub.sha256, tenant, anchors=anchors)
         events = Ledger(custody.store, tenant).for_document(sub.sha256)
     assert res.state is DocState.PUBLISHED, res
     assert view.text == "\n".join(LINES)
@@ -116,7 +119,7 @@ async def test_scanned_page_gets_a_verified_searchable_pdf_beside_the_text(
         res = await wait(custody, sub.sha256, tenant=tenant)
         view = result(custody, sub.sha256, tenant)
         store = custody.store
-        keys = public_keys(store)
+        keys, anchors = public_keys(store), TrustAnchors.from_settings(settings)
         assert res.state is DocState.PUBLISHED, res
         record = view.record
         assert engine.calls == 1
@@ -131,14 +134,14 @@ async def test_scanned_page_gets_a_verified_searchable_pdf_beside_the_text(
         recognised = [t for w in view.pages[1].words for t in w.text.split()]
         assert len(recognised) >= 20  # the phototest page has about 90 words
         assert [t for t in recognised if t not in scanned] == []
-        assert verify_document(store, keys, sub.sha256, tenant).ok
+        assert verify_document(store, keys, sub.sha256, tenant, anchors=anchors).ok
         # Scratch copies are gone once the record exists; only the published PDF remains.
         assert not list(store.list(ids.work_prefix(sub.sha256, tenant)))
         path = settings.objects_dir / record.pdf_key
         data = bytearray(path.read_bytes())
         data[len(data) // 2] ^= 0x01
         path.write_bytes(bytes(data))
-        report = verify_document(store, keys, sub.sha256, tenant)
+        report = verify_document(store, keys, sub.sha256, tenant, anchors=anchors)
     assert {c.name for c in report.checks if not c.ok} == {"pdf.checksum"}
 
 
