@@ -106,8 +106,10 @@ class Settings(BaseSettings):
     ocr_device: Literal["auto", "cpu", "cuda"] = "auto"
     # CPUs of the engine's own (custody.cpus): auto, off, or a list like "2,3".
     engine_cpus: str = "auto"
-    confidence_floor: float = Field(default=0.30, ge=0, le=1)
-    confidence_review: float = Field(default=0.55, ge=0, le=1)
+    # From `custody bench ocr` calibration of the default engine on the shared
+    # corpus and its degraded classes (docs/ocr-benchmark.md, "Calibrated bands").
+    confidence_floor: float = Field(default=0.50, ge=0, le=1)
+    confidence_review: float = Field(default=0.80, ge=0, le=1)
 
     # I/O pool
     io_concurrency: int = Field(default=8, ge=1)
