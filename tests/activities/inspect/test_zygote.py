@@ -23,7 +23,14 @@ def _parent(pid: int) -> int:
 
 
 def _fds(pid: int) -> list[str]:
-    return sorted(os.readlink(f"/proc/{pid}/fd/{n}") for n in os.listdir(f"/proc/{pid}/fd"))
+    """The child's open descriptors; one it closes between the listing and the read is gone."""
+    found = []
+    for n in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            found.append(os.readlink(f"/proc/{pid}/fd/{n}"))
+        except FileNotFoundError:  # the child is still settling: closed meanwhile
+            continue
+    return sorted(found)
 
 
 # The kernel names a descriptor by its resolved path (shared/ may be a link beside the repo).
