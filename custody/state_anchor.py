@@ -35,7 +35,7 @@ the version still fools a fresh reader, but not ``audit verify``: its
 ``ledger.index`` check names the missing entry and ``state_head`` compares
 every prefix's newest logged version with the store, from the whole log.
 
-With a witness configured, a reader also checks that the system log still
+With a witness configured (``StateKeys.witness``), a reader also checks that the system log still
 holds the event at the newest witnessed checkpoint's size (signed by a trusted
 key): deleting the log's tail with the version and its entry shows too. The
 witness is listed at most every ``_WITNESS_TTL_S`` seconds per process, since
@@ -56,10 +56,9 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from custody import tlog
-from custody.checkpoints import Notary, key_name, open_witness, origin, witness_key
+from custody.checkpoints import Notary, key_name, origin, witness_key
 from custody.errors import StateInvalid
 from custody.ledger import Event, Ledger
-from custody.settings import Settings
 from custody.signing import Signer
 from custody.stores import ObjectStore
 from custody.stores.system import SYSTEM_SCOPE
@@ -71,7 +70,6 @@ _LOOK = 4
 _WITNESS_TTL_S = 30.0
 #: Per witness (by repr), when it was last listed and the size it vouched for.
 _WITNESSED: dict[str, tuple[float, int]] = {}
-_OPENED: dict[tuple[str, str], ObjectStore | None] = {}
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,12 @@ def state_log(store: ObjectStore) -> Ledger:
 
 
 def log_version(
-    store: ObjectStore, prefix: str, n: int, sha256: str, signer: Signer | None = None
+    store: ObjectStore,
+    prefix: str,
+    n: int,
+    sha256: str,
+    signer: Signer | None = None,
+    witness: ObjectStore | None = None,
 ) -> None:
     """Append version ``n`` of ``prefix`` (its stored bytes' hash) to the system log.
 
@@ -108,7 +111,7 @@ def log_version(
     }
     ledger = state_log(store)
     if ledger.notary is None and signer is not None:
-        ledger.notary = Notary(signer, default_witness())
+        ledger.notary = Notary(signer, witness)
     ledger.append(KIND, sha256=key_id(prefix), detail=detail)
 
 
@@ -133,15 +136,6 @@ def newest_logged(store: ObjectStore, prefix: str) -> Logged | None:
         if opened is not None and opened[0] == prefix:
             found.append(opened[1])
     return max(found, key=lambda logged: logged.n, default=None)
-
-
-def default_witness() -> ObjectStore | None:
-    """The witness the environment's settings name (opened once per process), or None."""
-    settings = Settings()
-    marker = (str(settings.witness_dir or ""), settings.witness_s3_bucket or "")
-    if marker not in _OPENED:
-        _OPENED[marker] = open_witness(settings) if any(marker) else None
-    return _OPENED[marker]
 
 
 def witnessed_size(witness: ObjectStore, trusted: Mapping[str, Ed25519PublicKey]) -> int:

@@ -24,9 +24,11 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from custody.checkpoints import open_witness
 from custody.errors import ConfigurationError
 from custody.settings import Settings
 from custody.signing import ALGORITHM, Signature, Signer, key_id, signer_from_settings
+from custody.stores import ObjectStore
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class StateKeys:
 
     signer: Signer | None
     trusted: Mapping[str, Ed25519PublicKey] = field(default_factory=dict)
+    #: Where the system log's checkpoints are witnessed (custody.state_anchor), if anywhere.
+    witness: ObjectStore | None = None
 
     def sign(self, payload: bytes) -> Signature:
         if self.signer is None:
@@ -54,11 +58,11 @@ class StateKeys:
 
 
 def state_keys(settings: Settings) -> StateKeys:
-    """The active signing key, trusting it and every key file beside it."""
+    """The active signing key, trusting it and every key file beside it; the witness, if any."""
     signer = signer_from_settings(settings)
     trusted = dict(_folder_keys(settings.signing_path))
     trusted[signer.kid] = signer.public
-    return StateKeys(signer, trusted)
+    return StateKeys(signer, trusted, open_witness(settings))
 
 
 def _folder_keys(folder: Path) -> dict[str, Ed25519PublicKey]:
@@ -74,17 +78,18 @@ _DEFAULT: dict[tuple[object, ...], StateKeys] = {}
 
 
 def default_keys() -> StateKeys:
-    """``state_keys`` of the environment's settings, cached until the key folder changes."""
+    """``state_keys`` of the environment's settings, rebuilt when its keys or witness change."""
     settings = Settings()
     folder = settings.signing_path
     names = tuple(sorted(os.listdir(folder))) if folder.is_dir() else ()
     secret = settings.signing_key.get_secret_value() if settings.signing_key else ""
-    marker = (str(folder), secret, names, settings.env)
+    witness = (str(settings.witness_dir or ""), settings.witness_s3_bucket or "")
+    marker = (str(folder), secret, names, settings.env, witness)
     if marker not in _DEFAULT:
         keys = state_keys(settings)
         _DEFAULT.clear()
         # Keyed on the folder as it is now: making a development key changes it.
         names = tuple(sorted(os.listdir(folder))) if folder.is_dir() else ()
-        _DEFAULT[(str(folder), secret, names, settings.env)] = keys
+        _DEFAULT[(str(folder), secret, names, settings.env, witness)] = keys
         return keys
     return _DEFAULT[marker]

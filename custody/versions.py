@@ -48,7 +48,7 @@ from custody.canonical import canonical_json
 from custody.errors import StateInvalid
 from custody.settings import Settings
 from custody.signing import Signature
-from custody.state_anchor import Logged, check, default_witness, log_version
+from custody.state_anchor import Logged, check, log_version
 from custody.statekeys import StateKeys, default_keys
 from custody.stores import ObjectStore
 
@@ -136,7 +136,7 @@ def append(store: ObjectStore, prefix: str, body: bytes, *, keys: StateKeys | No
     logged = _anchored(store, prefix, head, keys)
     if head is not None and (logged is None or logged.n < head.n):
         # A crashed writer's version, or one from before the log held versions.
-        log_version(store, prefix, head.n, head.sha256, keys.signer)
+        log_version(store, prefix, head.n, head.sha256, keys.signer, keys.witness)
     for _ in range(_MAX_RACE):
         n, prev = (head.n + 1, head.sha256) if head else (1, None)
         version = _Version(prefix=prefix, n=n, prev=prev, body=body.decode())
@@ -144,7 +144,7 @@ def append(store: ObjectStore, prefix: str, body: bytes, *, keys: StateKeys | No
         raw = canonical_json(signed.model_dump(mode="json"))
         if store.create(_key(prefix, n), raw):
             _remember(store, prefix, _Head(n, _sha256(raw), body))
-            log_version(store, prefix, n, _sha256(raw), keys.signer)
+            log_version(store, prefix, n, _sha256(raw), keys.signer, keys.witness)
             return n
         # A racer took N (or the listing was stale): its version must chain too.
         head = _verified(store, prefix, n, head, keys)
@@ -179,8 +179,8 @@ def _anchored(
     is tolerated: warned once per process and version, logged by the next writer.
     """
     n, sha256 = (head.n, head.sha256) if head else (0, None)
-    witness = default_witness()
-    logged = check(store, prefix, n, sha256, (witness, keys.trusted) if witness else None)
+    witness = (keys.witness, keys.trusted) if keys.witness is not None else None
+    logged = check(store, prefix, n, sha256, witness)
     if head is not None and (logged is None or logged.n < n) and (prefix, n) not in _WARNED:
         _WARNED.add((prefix, n))
         log.warning("state_unlogged", prefix=prefix, n=n, logged=logged.n if logged else 0)

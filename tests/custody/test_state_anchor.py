@@ -8,6 +8,7 @@ rewrites objects with plain store calls, holding no key.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -139,9 +140,9 @@ def test_state_anchor_truncated_log_shows_against_the_witness(
     store.delete(event_key(SYSTEM_SCOPE, 3))
     store.delete(checkpoint_key(SYSTEM_SCOPE, 3))
     assert versions.latest(_fresh(store), PREFIX, keys=keys) == b'{"revoked":["k1"]}'
-    monkeypatch.setenv("CUSTODY_WITNESS_DIR", str(tmp_path / "witness"))
+    witnessed = dataclasses.replace(keys, witness=LocalStore(tmp_path / "witness"))
     with pytest.raises(StateInvalid, match="shorter than its witnessed size 3"):
-        versions.latest(_fresh(store), PREFIX, keys=keys)
+        versions.latest(_fresh(store), PREFIX, keys=witnessed)
     assert "ledger.witness" in _failed(_audit(_fresh(store), keys, tmp_path / "witness"))
 
 
