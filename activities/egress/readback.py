@@ -30,7 +30,7 @@ _READ_MAX_PX = 3000
 _CHECK_READS = str.maketrans("OIL", "011")
 # Glyphs Tesseract confuses (shapes, then case in a monospace font); the check
 # code picks the reading that was printed.
-_LOOKALIKES = "0Oo 1lIi| 7/ 5Ss 2Zz 8B 6G Cc Kk Pp Uu Vv Ww Xx Aa Dd Ee Ff"
+_LOOKALIKES = "0Oo 1lIi| 7/ 5Ss 2Zz 8B 6Gé Cc Kk Pp Uu Vv Ww Xx Aa Dd Ee Ff"
 # In the five-character check code (Crockford base32, upper case): glyphs read for
 # one another there; a code may differ from the printed one in one such place.
 _CODE_LOOKALIKES = "5S 6GE 8B 0DQ 2Z"
@@ -39,6 +39,7 @@ _ALTERNATIVES = {ch: group for group in _LOOKALIKES.split(" ") for ch in group}
 _MAX_READINGS = 256
 _CHECK_SET = frozenset(CHECK_ALPHABET)
 _EDGE_PUNCTUATION = re.compile(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$")
+_PAGE_SUFFIX = re.compile(r"[^A-Za-z0-9]*page\s*\d+\W*$", re.IGNORECASE)
 _RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 # psm 4: one column of lines of varying size, as the bands are laid out.
 _ANY = "--psm 4"
@@ -66,7 +67,15 @@ def read_mark_on_page(page: Image.Image, candidates: Collection[str] = ()) -> st
     # Custody's own ids are lower-case hex: read first with only hex digits and the
     # check alphabet allowed (no ¢ for c, no stray h), then unconstrained, for any
     # id the pattern allows; low-resolution scans read better at twice the size.
-    passes = ((top, 1, _HEX_ONLY), (top, 1, _ANY), (top, 2, _ANY), (bottom, 1, _HEX_ONLY))
+    # The bottom line ends "<id> <code> · page N": read unconstrained, its words
+    # keep the code apart from the page number that the hex-only pass glues on.
+    passes = (
+        (top, 1, _HEX_ONLY),
+        (top, 1, _ANY),
+        (top, 2, _ANY),
+        (bottom, 1, _ANY),
+        (bottom, 1, _HEX_ONLY),
+    )
     for box, scale, config in passes:
         band = page.crop(box)
         if scale != 1:
@@ -79,32 +88,55 @@ def read_mark_on_page(page: Image.Image, candidates: Collection[str] = ()) -> st
 
 
 MAX_ID_EDITS = 4
+_GRAM = 4
 
 
 def _nearest(text: str, candidates: Collection[str]) -> str | None:
-    """The one candidate a printed line spells within ``MAX_ID_EDITS`` edits, if exactly one."""
+    """The one candidate a printed line spells within ``MAX_ID_EDITS`` edits, if exactly one.
+
+    The id may stand anywhere in the line: beside its check code in the large
+    monospace row, or at the end of the mark's sentence ("... release <id>") in
+    the smaller sans row, which Tesseract often reads right where it slips on
+    the monospace (a bold ``f`` read as ``T``, ``F`` or ``#``, or doubled).
+    """
+    wanted = [(c, c.lower()) for c in candidates]
     for line in text.splitlines():
         token = "".join(line.split()).lower()
-        if not 24 <= len(token) <= 40:
+        if len(token) < 8:
             continue
-        near = {c for c in candidates if _edits(token, c, MAX_ID_EDITS) <= MAX_ID_EDITS}
+        grams = {token[i : i + _GRAM] for i in range(len(token) - _GRAM + 1)}
+        near = {
+            c
+            for c, low in wanted
+            if _may_be_within(low, grams) and _edits_within(low, token) <= MAX_ID_EDITS
+        }
         if len(near) == 1:
             return near.pop()
     return None
 
 
-def _edits(a: str, b: str, bound: int) -> int:
-    """Levenshtein distance, stopping early once every path is past ``bound``."""
-    if abs(len(a) - len(b)) > bound:
-        return bound + 1
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
+def _may_be_within(pattern: str, grams: set[str]) -> bool:
+    """The q-gram lemma: a string within k edits of part of a line shares at least
+    m - q + 1 - k q of its m - q + 1 q-grams with the line; most candidates fail this
+    cheap count, and only the rest are aligned."""
+    need = len(pattern) - _GRAM + 1 - MAX_ID_EDITS * _GRAM
+    if need <= 0:
+        return True
+    return sum(pattern[i : i + _GRAM] in grams for i in range(len(pattern) - _GRAM + 1)) >= need
+
+
+def _edits_within(pattern: str, line: str) -> int:
+    """Fewest edits turning ``pattern`` into some substring of ``line`` (Sellers' semi-global
+    Levenshtein), stopping once every path is past ``MAX_ID_EDITS``."""
+    bound = MAX_ID_EDITS
+    row = [0] * (len(line) + 1)  # the match may start anywhere in the line
+    for i, cp in enumerate(pattern, 1):
         prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        for j, cl in enumerate(line, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (cp != cl))
         if min(row) > bound:
             return bound + 1
-    return row[-1]
+    return min(row)
 
 
 def find_release_id(text: str) -> str | None:
@@ -130,16 +162,24 @@ def _code_readings(code: str) -> frozenset[str]:
 
 
 def _pairs(text: str) -> Iterator[tuple[str, str]]:
-    # (id, code) candidates: neighbouring words; one line holding both, with
-    # any spaces Tesseract put inside the id; an id wrapped over up to three
-    # lines above a line holding the code alone.
-    words = [_EDGE_PUNCTUATION.sub("", w) for w in text.split()]
-    yield from itertools.pairwise(w for w in words if w)
+    # (id, code) candidates: neighbouring words; a line ending in the code with
+    # the id before it in up to four pieces where Tesseract saw gaps (the bottom
+    # line, "... release <id> <code> · page N", once its page number is cut);
+    # one line holding both, with any spaces Tesseract put inside the id; an id
+    # wrapped over up to three lines above a line holding the code alone.
+    yield from itertools.pairwise(_words(text))
+    for row in (_words(_PAGE_SUFFIX.sub("", line)) for line in text.splitlines()):
+        for pieces in range(1, min(len(row) - 1, 4) + 1):
+            yield "".join(row[-1 - pieces : -1]), row[-1]
     lines = ["".join(line.split()) for line in text.splitlines() if line.strip()]
     for index, line in enumerate(lines):
         yield line[:-5], line[-5:]
         for above in range(1, min(index, 3) + 1):
             yield "".join(lines[index - above : index]), line
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in (_EDGE_PUNCTUATION.sub("", w) for w in text.split()) if w]
 
 
 def _readings(token: str) -> Iterator[str]:

@@ -189,6 +189,42 @@ def test_nearest_matches_misread_ids_to_the_stores_candidates(rid: str, text: st
     assert _nearest(text, _DECOYS) is None  # never another release
 
 
+# Tesseract's text for the top band of three redacted releases where the bold
+# monospace f slipped (read as "#" and dropped, as "T", doubled as "Ff"): the
+# smaller sentence row below still spells the id.
+_SLIPPED_F = {
+    "fd4850636978ad490148e15c768841d8": (
+        "#d4850636978ad490148e15c768841d8 DAWBJ\n\nReleased to clinic-r - 2026-11-30 - "
+        "policy redacted - release fd4850636978ad490148e15c768841d8\n"
+    ),
+    "17e4325aa3a5bef40db0fba71e0f9f99": (
+        "17e4325aa3a5bef40db0fba71le0f9T99 AT3NY\n\nReleased to clinic-r - 2026-11-30 - "
+        "policy redacted - release 17e4325aa3a5bef40db0fba7 1e0f9f99\n"
+    ),
+    "1c6c835c0bd0239693828b9f3e7fb23f": (
+        "1c6c835c0bd0239693828b9f3e7Fb23Ff6QV1W\n\n"
+        "Reeaed0cc20261130cedacedeeace1c6c835c0bd0239693828b9f3e7fb23f\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(("rid", "text"), _SLIPPED_F.items())
+def test_nearest_finds_the_id_anywhere_in_a_line(rid: str, text: str) -> None:
+    """The id is matched where it stands inside a line (after "release", before its code)."""
+    assert find_release_id(text) is None
+    assert _nearest(text, [*_DECOYS, rid]) == rid
+    assert _nearest(text, _DECOYS) is None
+
+
+def test_find_release_id_reads_the_bottom_line_past_its_page_number() -> None:
+    """The bottom line's code is followed by "· page N", and Tesseract may split the id."""
+    rid = "d31f92f6a36fff8ac577ec7f94b62f23"
+    line = "Released to clinic-r - 2026-11-30 - release {} " + check_code(rid) + " - page 1"
+    assert find_release_id(line.format("d31f92f6 a36fff8ac577 ec 7f94b62f23")) == rid
+    assert find_release_id(line.format(rid)) == rid
+    assert find_release_id(line.format("d31f92f6a36fff8ac577ec7f94b62f24")) is None
+
+
 def test_read_visible_mark_with_candidates_reads_the_rendered_id(released: bytes) -> None:
     """With the store's ids as candidates, the printed release id is still found."""
     assert read_visible_mark(released, [*_DECOYS, MARK.release_id]) == MARK.release_id
