@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from activities.engines.base import EasyOcrEngine, EasyOcrTuning, OcrEngine, ParamValue
-from activities.engines.rapid import RapidOcrEngine, RapidTuning
+from activities.engines.rapid import RAPID_TUNING_BEFORE_RECORDED, RapidOcrEngine, RapidTuning
 from activities.engines.tesseract import TesseractEngine, TesseractTuning
 from custody.cpus import CpuPlan
 from custody.errors import ConfigurationError
@@ -72,7 +72,8 @@ def build_recorded(
     """
     engine: Engine
     if name == "rapidocr":
-        engine = RapidOcrEngine(torch_threads, device=device, **_tuning(RapidTuning, params))
+        recorded = RAPID_TUNING_BEFORE_RECORDED | dict(params)
+        engine = RapidOcrEngine(torch_threads, device=device, **_tuning(RapidTuning, recorded))
     elif name == "easyocr":
         engine = EasyOcrEngine(torch_threads, device=device, **_tuning(EasyOcrTuning, params))
     elif name in ("tesseract", "tesseract+easyocr"):

@@ -170,6 +170,16 @@ def test_build_recorded_rebuilds_the_rapid_engine_a_result_names(engine: RapidOc
     assert describe(rebuilt) == config and rebuilt.tuning.det_max_side == 1280
 
 
+def test_build_recorded_reads_an_older_result_as_it_was_read() -> None:
+    """A result recorded before ``rec_min_width`` existed ran with RapidOCR's 320 px floor."""
+    params = describe(RapidOcrEngine(1, device="cpu")).params
+    older = {k: v for k, v in params.items() if k != "rec_min_width"}
+    rebuilt = build_recorded("rapidocr", older, 1, warm=False, device="cpu")
+    assert isinstance(rebuilt, RapidOcrEngine) and rebuilt.tuning.rec_min_width == 320
+    current = build_recorded("rapidocr", params, 1, warm=False, device="cpu")
+    assert isinstance(current, RapidOcrEngine) and current.tuning.rec_min_width == 48
+
+
 def test_give_cores_pins_the_rapid_helpers() -> None:
     """On the CPU, PP-OCR's helpers take the plan's cores, one helper per core."""
     plan = CpuPlan(engine=(max(os.sched_getaffinity(0)),), rest=frozenset())
