@@ -6,7 +6,11 @@ neighbour on the CPU hits all of them alike. Rasterising is outside the timed
 region except for ``pipeline``: submit -> published on a real stack, as
 deployed (``starter.bench.pipeline``), one document alone and then a stream.
 Totals sum pages and seconds; CER and word F1 are unweighted means over
-documents (``starter.bench.report``).
+documents (``starter.bench.report``). Bare engines run as a user runs them, a
+page at a time with the library's own threads; Custody's engine as a worker
+runs it, in lanes (``--lanes``, one per core): its row reads a page at a time,
+and its speed for the targets (``throughput``) is a pass over every page of
+the corpus, ``lanes`` at a time.
 
 Beside the corpus, degraded variants of a few of its documents
 (``starter.bench.variants``), reported as classes; per class, issue #14's
@@ -38,7 +42,7 @@ from starter.bench import pipeline as bench_pipeline
 from starter.bench.bare import Recogniser
 from starter.bench.degrade import KINDS
 from starter.bench.pipeline import Pipeline
-from starter.bench.report import Figures, figures, plot, ratios_of, table, totals_of
+from starter.bench.report import Figures, figures, plot, ratios_of, speed, table, totals_of
 from starter.cli.output import Exit, emit, fail
 from starter.client.connect import CustodyClient
 
@@ -87,7 +91,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     degrading = Degrading(args.degrade_docs, tuple(args.degradations), args.seed)
-    results = asyncio.run(_bench(docs, list(args.engines), settings, args.stream_rounds, degrading))
+    lanes = args.lanes or _cores()
+    bench = _bench(docs, list(args.engines), settings, args.stream_rounds, degrading, lanes)
+    results = asyncio.run(bench)
     results["corpus"] = str(corpus)
     emit(args, results, "\n".join([table(results), *targets.lines(results)]))
     if args.plot:
@@ -96,12 +102,23 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _bench(
-    docs: list[Path], engines: list[str], settings: Settings, rounds: int, degrading: Degrading
+    docs: list[Path],
+    engines: list[str],
+    settings: Settings,
+    rounds: int,
+    degrading: Degrading,
+    lanes: int,
 ) -> Figures:
     started = time.perf_counter()
     # Built as workers/ocr.py builds it; models load and hash before any timing.
     custody = build_engine(settings)
-    recognisers = _recognisers(engines, custody)
+    # Custody's row: the engine a worker with ``lanes`` lanes builds (a thread per
+    # lane when there is a core per lane), pages read one at a time for the row
+    # and then ``lanes`` at a time for its throughput.
+    in_lanes = custody
+    if lanes != settings.ocr_concurrency:
+        in_lanes = build_engine(settings.model_copy(update={"ocr_concurrency": lanes}))
+    recognisers = _recognisers(engines, in_lanes)
     load_s = time.perf_counter() - started
     dpi = settings.limits.ocr_dpi
     rows: list[Figures] = []
@@ -112,6 +129,10 @@ async def _bench(
             print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
             rows.append(await _document(path, recognisers, client, dpi))
         extra = await _degraded(docs, degrading, recognisers, dpi)
+        throughput = None
+        if "custody" in engines:
+            print(f"bench ocr: custody in {lanes} lane(s)", file=sys.stderr, flush=True)
+            throughput = await asyncio.to_thread(_throughput, in_lanes, docs, dpi, lanes)
         if pipeline is not None and rounds > 0:
             print(f"bench ocr: stream, {rounds} round(s)", file=sys.stderr, flush=True)
             _engine_cores(custody, settings)
@@ -120,6 +141,8 @@ async def _bench(
                 pipeline, docs, engine_pass, rounds, settings.ocr_concurrency
             )
     totals = {e: totals_of([r["engines"][e] for r in rows]) for e in engines}
+    if throughput is not None:
+        totals["custody"]["throughput"] = throughput
     if "pipeline" in totals:
         outside = [r["engines"]["pipeline"].get("outside_ocr_seconds") for r in rows]
         known = sorted(x for x in outside if x is not None)
@@ -188,6 +211,30 @@ def _engine_cores(engine: OcrEngine, settings: Settings) -> None:
     plan = settings.cpu_plan()
     if plan is not None and give_cores(engine, plan):
         cpus.confine(plan)
+
+
+def _cores() -> int:
+    """The CPUs this process may run on: one lane per core by default."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _throughput(engine: OcrEngine, docs: list[Path], dpi: int, lanes: int) -> Figures:
+    """Custody's pages per minute as a worker with ``lanes`` lanes reads: every page of the
+    corpus, ``lanes`` at a time, each lane's helper started before the clock."""
+    pages = [image for p in docs for _, image in _pages(p, dpi)]
+    with ThreadPoolExecutor(lanes) as pool:
+        list(pool.map(engine.recognise, pages[:lanes], range(lanes)))
+        started = time.perf_counter()
+        list(pool.map(engine.recognise, pages, range(len(pages))))
+        seconds = time.perf_counter() - started
+    return speed(len(pages), seconds) | {"lanes": lanes, "threads_per_lane": _threads(engine)}
+
+
+def _threads(engine: OcrEngine) -> int | None:
+    threads = engine.params().get("intra_op_threads", engine.params().get("threads"))
+    return threads if isinstance(threads, int) else None
 
 
 def _engine_pass(engine: OcrEngine, docs: list[Path], settings: Settings) -> Callable[[], float]:

@@ -59,16 +59,28 @@ def totals_of(rows: list[Figures]) -> Figures:
     }
 
 
+def pages_per_minute(figures: Figures) -> float:
+    """An engine's pages per minute: Custody's from its lanes pass (``throughput``) when the
+    bench ran one, as a worker reads; a bare engine's as a user runs it, a page at a time."""
+    throughput = figures.get("throughput")
+    return float(throughput["pages_per_minute"] if throughput else figures["pages_per_minute"])
+
+
 def ratios_of(totals: dict[str, Figures]) -> Figures:
     def ratio(a: str, b: str, key: str) -> float | None:
         if a not in totals or b not in totals or not totals[b][key]:
             return None
         return round(float(totals[a][key]) / float(totals[b][key]), 3)
 
+    def speed_ratio(a: str, b: str) -> float | None:
+        if a not in totals or b not in totals or not pages_per_minute(totals[b]):
+            return None
+        return round(pages_per_minute(totals[a]) / pages_per_minute(totals[b]), 3)
+
     found: Figures = {}
     for base in ("easyocr_default", "tesseract", "rapidocr_default"):
         found[f"custody_vs_{base}"] = {
-            "pages_per_minute": ratio("custody", base, "pages_per_minute"),
+            "pages_per_minute": speed_ratio("custody", base),
             "word_f1": ratio("custody", base, "word_f1"),
         }
     found["pipeline_over_custody_seconds"] = ratio("pipeline", "custody", "seconds")
@@ -92,6 +104,13 @@ def table(results: Figures) -> str:
             f"{name:<17}{t['pages']:>6}{t['seconds']:>9.1f}{t['seconds_per_page']:>8.2f}"
             f"{t['pages_per_minute']:>10.2f}{t['cer']:>7.3f}{t['word_f1']:>8.3f}"
         )
+        if "throughput" in t:
+            lanes = t["throughput"]
+            lines.append(
+                f"{'  in ' + str(lanes['lanes']) + ' lanes':<17}{lanes['pages']:>6}"
+                f"{lanes['seconds']:>9.1f}{lanes['seconds_per_page']:>8.2f}"
+                f"{lanes['pages_per_minute']:>10.2f}"
+            )
     lines.append("")
     for name, value in results["ratios"].items():
         lines.append(f"{name}: {value}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from starter.bench import bands
-from starter.bench.report import Figures, totals_of
+from starter.bench.report import Figures, pages_per_minute, totals_of
 
 F1_FLOOR = 0.93
 PPM_VS_RAPIDOCR = 1.5
@@ -71,9 +71,9 @@ def _f1_vs_base(totals: Figures, classes: Figures) -> Figures:
 
 
 def _speed(totals: Figures, base: str, target: float) -> Figures:
-    if "custody" not in totals or base not in totals or not totals[base]["pages_per_minute"]:
+    if "custody" not in totals or base not in totals or not pages_per_minute(totals[base]):
         return {"ratio": None, "target": target, "met": None}
-    ratio = totals["custody"]["pages_per_minute"] / totals[base]["pages_per_minute"]
+    ratio = pages_per_minute(totals["custody"]) / pages_per_minute(totals[base])
     return {"ratio": round(ratio, 3), "target": target, "met": ratio >= target}
 
 

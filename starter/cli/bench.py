@@ -30,6 +30,12 @@ def _ocr(parser: argparse.ArgumentParser) -> None:
         "--degradations", nargs="+", choices=DEGRADATIONS, default=list(DEGRADATIONS)
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the degraded variants")
+    parser.add_argument(
+        "--lanes",
+        type=int,
+        default=None,
+        help="engine lanes for Custody's throughput (default: one per core)",
+    )
 
 
 def _intake(parser: argparse.ArgumentParser) -> None:

@@ -87,3 +87,7 @@ def test_targets_read_as_ratios_and_verdicts() -> None:
     }
     assert found["f1_corpus_at_least"]["met"] is True and found["steady_overhead_share"]["met"]
     assert found["pages_per_minute_vs_easyocr_default"]["met"] is None and found["all_met"] is None
+    # Custody's lanes pass, when the bench ran one, is its speed: 20 pages/min against 15.
+    totals["custody"] = totals["custody"] | {"throughput": {"pages_per_minute": 20.0}}
+    slower = targets(totals, classes, 0.01)["pages_per_minute_vs_rapidocr_default"]
+    assert slower == {"ratio": 1.333, "target": 1.5, "met": False}

@@ -110,6 +110,10 @@ def test_bench_ocr_ratios_and_plot_are_written(bench: Bench) -> None:
         ratios = results["ratios"][f"custody_vs_{base}"]
         assert ratios["pages_per_minute"] > 0 and ratios["word_f1"] > 0
     assert results["ratios"]["pipeline_over_custody_seconds"] > 0
+    # Custody's speed is its lanes pass: one lane per core, every page of the corpus.
+    lanes = results["engines"]["custody"]["throughput"]
+    assert lanes["lanes"] == len(os.sched_getaffinity(0)) and lanes["pages"] == 2
+    assert lanes["pages_per_minute"] > 0 and lanes["threads_per_lane"] >= 1
     assert results["ratios"]["pipeline_stream_overhead_share"] < 1
     assert 0 <= results["ratios"]["pipeline_stream_engine_idle_share"] < 1
     assert 0 <= results["ratios"]["pipeline_stream_cpu_wait_share"] < 1
