@@ -117,8 +117,13 @@ def _total(lines: Sequence[Line]) -> FoundField:
         seen = any(a.kind == "total" for a in anchors)
         return decide("total", paid, BARS["total"], seen=seen or bool(paid))
     best = min(rank for rank, _ in ranked)
-    # Among equal labels (an items total, then the total with tax) the payable is the largest.
-    payable = max((r for rank, r in ranked if rank == best), key=lambda r: Decimal(str(r.value)))
+    # Among equal labels (an items total, then the total with tax) the payable is the largest;
+    # of one amount read twice, the surer reading (an item line OCR made look like a label
+    # can print the same amount).
+    payable = max(
+        (r for rank, r in ranked if rank == best),
+        key=lambda r: (Decimal(str(r.value)), r.confidence),
+    )
     return decide("total", [payable], BARS["total"], seen=True)
 
 

@@ -75,6 +75,14 @@ def test_receipt_total_prefers_rounded_total_to_subtotal_and_cash() -> None:
     assert read["total"] == ("found", "10.00")
 
 
+def test_receipt_total_read_twice_takes_the_surer_reading() -> None:
+    """An item OCR read as "KOTAI" looks like a "Total" label and prints the same amount
+    as the real total (sroie_022): the exact label's reading is published, not review."""
+    rows = [*HEAD, "NO 1, JALAN 2", "TEL 03-1", "1 KOTAI 8.49 8.49 9.00 SR"]
+    read = _read([*rows, "Total Includes GST 6% 9.00", "Cash 50.00", "Change 41.00"])
+    assert read["total"] == ("found", "9.00")
+
+
 def test_check_repairs_a_digit_read_for_a_letter_only_into_a_known_word() -> None:
     """ "J1n" becomes "Jln" (a known short form); "B1x" stays, as doubt."""
     token = Token("J1n", 0.99, 0, 0, 0, 10, 10)
