@@ -63,6 +63,9 @@ class RapidTuning:
     timeout_s: float = 300.0  # one page; past it the helper is killed
 
 
+# See RapidOcrEngine.__init__.
+_CUDA_TUNING = RapidTuning(rec_batch_num=6, rec_min_width=320)
+
 # What a result recorded before a tuning field existed ran with: rebuilding an
 # old result's engine (``build_recorded``) must read as it did.
 RAPID_TUNING_BEFORE_RECORDED: dict[str, ParamValue] = {"rec_min_width": 320}
@@ -76,9 +79,12 @@ class RapidOcrEngine:
     def __init__(self, threads: int, *, device: str = "auto", **tuning: Any) -> None:
         if threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
-        self.tuning = dataclasses.replace(RapidTuning(), **tuning)
         self.threads = threads
         self.device: Device = _device(device)
+        # On CUDA, lines stay batched as measured on the H200 (one kernel launch per
+        # batch, not per line); the one-line batches were measured on CPU only.
+        defaults = _CUDA_TUNING if self.device == "cuda" else RapidTuning()
+        self.tuning = dataclasses.replace(defaults, **tuning)
         self._models = model_dir()
         self.version = f"rapidocr{version('rapidocr')}+onnxruntime{_ort_version()}"
         self._idle: list[RapidHelper] = []

@@ -170,6 +170,19 @@ def test_build_recorded_rebuilds_the_rapid_engine_a_result_names(engine: RapidOc
     assert describe(rebuilt) == config and rebuilt.tuning.det_max_side == 1280
 
 
+def test_rapid_engine_keeps_batched_lines_on_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On CUDA the measured batches of 6 at RapidOCR's 320 px floor; on CPU one line alone.
+
+    A stand-in says CUDA is offered (no GPU here); nothing is started on it.
+    """
+    monkeypatch.setattr("activities.engines.rapid.cuda_available", lambda: True)
+    gpu = RapidOcrEngine(1, device="cuda")
+    assert (gpu.tuning.rec_batch_num, gpu.tuning.rec_min_width) == (6, 320)
+    assert RapidOcrEngine(1, device="cuda", rec_batch_num=2).tuning.rec_batch_num == 2
+    cpu = RapidOcrEngine(1, device="cpu")
+    assert (cpu.tuning.rec_batch_num, cpu.tuning.rec_min_width) == (1, 48)
+
+
 def test_build_recorded_reads_an_older_result_as_it_was_read() -> None:
     """A result recorded before ``rec_min_width`` existed ran with RapidOCR's 320 px floor."""
     params = describe(RapidOcrEngine(1, device="cpu")).params
