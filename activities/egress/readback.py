@@ -88,6 +88,7 @@ def read_mark_on_page(page: Image.Image, candidates: Collection[str] = ()) -> st
 
 
 MAX_ID_EDITS = 4
+_NEAREST_MIN_LENGTH = 24
 _GRAM = 4
 
 
@@ -99,7 +100,9 @@ def _nearest(text: str, candidates: Collection[str]) -> str | None:
     the smaller sans row, which Tesseract often reads right where it slips on
     the monospace (a bold ``f`` read as ``T``, ``F`` or ``#``, or doubled).
     """
-    wanted = [(c, c.lower()) for c in candidates]
+    # Only ids long enough that four slips cannot make one from another, or from
+    # any stretch of printed text (Custody's are 32 hex characters).
+    wanted = [(c, c.lower()) for c in candidates if len(c) >= _NEAREST_MIN_LENGTH]
     for line in text.splitlines():
         token = "".join(line.split()).lower()
         if len(token) < 8:

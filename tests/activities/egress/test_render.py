@@ -214,6 +214,8 @@ def test_nearest_finds_the_id_anywhere_in_a_line(rid: str, text: str) -> None:
     assert find_release_id(text) is None
     assert _nearest(text, [*_DECOYS, rid]) == rid
     assert _nearest(text, _DECOYS) is None
+    # A short id is never matched by edits: four slips could make it out of any text.
+    assert _nearest(text, ["clinic-r"]) is None
 
 
 def test_find_release_id_reads_the_bottom_line_past_its_page_number() -> None:
