@@ -105,7 +105,7 @@ def _nearest(text: str, candidates: Collection[str]) -> str | None:
     wanted = [(c, c.lower()) for c in candidates if len(c) >= _NEAREST_MIN_LENGTH]
     for line in text.splitlines():
         token = "".join(line.split()).lower()
-        if len(token) < 8:
+        if len(token) < _NEAREST_MIN_LENGTH - MAX_ID_EDITS:
             continue
         grams = {token[i : i + _GRAM] for i in range(len(token) - _GRAM + 1)}
         near = {

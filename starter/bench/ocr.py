@@ -129,14 +129,16 @@ async def _bench(
             print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
             rows.append(await _document(path, recognisers, client, dpi))
         extra = await _degraded(docs, degrading, recognisers, dpi)
+        # Every page of the corpus, rasterised once for the lanes pass and the stream's engine.
+        corpus_pages = [image for p in docs for _, image in _pages(p, dpi)]
         throughput = None
         if "custody" in engines:
             print(f"bench ocr: custody in {lanes} lane(s)", file=sys.stderr, flush=True)
-            throughput = await asyncio.to_thread(_throughput, in_lanes, docs, dpi, lanes)
+            throughput = await asyncio.to_thread(_throughput, in_lanes, corpus_pages, lanes)
         if pipeline is not None and rounds > 0:
             print(f"bench ocr: stream, {rounds} round(s)", file=sys.stderr, flush=True)
             _engine_cores(custody, settings)
-            engine_pass = _engine_pass(custody, docs, settings)
+            engine_pass = _engine_pass(custody, corpus_pages, settings.ocr_concurrency)
             stream = await bench_pipeline.stream(
                 pipeline, docs, engine_pass, rounds, settings.ocr_concurrency
             )
@@ -220,30 +222,27 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def _throughput(engine: OcrEngine, docs: list[Path], dpi: int, lanes: int) -> Figures:
+def _throughput(engine: OcrEngine, pages: list[GrayPage], lanes: int) -> Figures:
     """Custody's pages per minute as a worker with ``lanes`` lanes reads: every page of the
     corpus, ``lanes`` at a time, each lane's helper started before the clock."""
-    pages = [image for p in docs for _, image in _pages(p, dpi)]
     with ThreadPoolExecutor(lanes) as pool:
         list(pool.map(engine.recognise, pages[:lanes], range(lanes)))
-        started = time.perf_counter()
-        list(pool.map(engine.recognise, pages, range(len(pages))))
-        seconds = time.perf_counter() - started
+    seconds = _engine_pass(engine, pages, lanes)()
     return speed(len(pages), seconds) | {"lanes": lanes, "threads_per_lane": _threads(engine)}
 
 
 def _threads(engine: OcrEngine) -> int | None:
-    threads = engine.params().get("intra_op_threads", engine.params().get("threads"))
+    params = engine.params()
+    threads = params.get("intra_op_threads", params.get("threads"))
     return threads if isinstance(threads, int) else None
 
 
-def _engine_pass(engine: OcrEngine, docs: list[Path], settings: Settings) -> Callable[[], float]:
-    """Seconds for Custody's engine to read every page, as many at once as the worker's lanes."""
-    pages = [image for p in docs for _, image in _pages(p, settings.limits.ocr_dpi)]
+def _engine_pass(engine: OcrEngine, pages: list[GrayPage], lanes: int) -> Callable[[], float]:
+    """Seconds for Custody's engine to read every page, ``lanes`` at once."""
 
     def run() -> float:
         started = time.perf_counter()
-        with ThreadPoolExecutor(settings.ocr_concurrency) as pool:
+        with ThreadPoolExecutor(lanes) as pool:
             list(pool.map(engine.recognise, pages, range(len(pages))))
         return time.perf_counter() - started
 
