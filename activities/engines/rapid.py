@@ -33,7 +33,6 @@ from activities.engines.base import (
 from activities.engines.rapid_models import MODEL_LICENCE, MODELS, cuda_available, model_dir
 from activities.engines.rapid_server import RapidHelper
 from activities.engines.rapid_wire import LIMIT_MAX, LIMIT_MIN, Line
-from activities.engines.rapid_words import line_words, tighten
 from activities.pages.raster import GrayPage
 from custody.errors import ConfigurationError
 from custody.models import PageText, Word
@@ -136,7 +135,7 @@ class RapidOcrEngine:
         side, limit = self.detector_side(width, height)
         with self._helper() as helper:
             lines, flipped = helper.read(gray, self.tuning.timeout_s, side, limit)
-        words = [w for line in lines for w in _words(gray, line)]
+        words = [w for line in lines for w in _words(line, width, height)]
         # Boxes stay in the page's pixels; the text follows the page as it reads.
         upright = [_turned(w, width, height) for w in words] if flipped else words
         return PageText(
@@ -234,17 +233,11 @@ def _ort_version() -> str:
     return str(onnxruntime.__version__)
 
 
-def _words(gray: GrayPage, line: Line) -> list[Word]:
-    quad, text, score, found = line
-    pieces = found or line_words(quad, text, score)
-    height, width = gray.shape
+def _words(line: Line, width: int, height: int) -> list[Word]:
+    """The line's words as the helper boxed them (``rapid_reader._boxed``), kept on the page."""
     return [
-        Word(
-            text=w.strip(),
-            confidence=min(max(s, 0.0), 1.0),
-            box=_clipped(tighten(gray, q), width, height),
-        )
-        for w, s, q in pieces
+        Word(text=w.strip(), confidence=min(max(s, 0.0), 1.0), box=_clipped(q, width, height))
+        for w, s, q in line[3]
         if w.strip()
     ]
 

@@ -7,6 +7,12 @@ instead: the classifier looks at a few of the page's longest lines, and only
 when most of them read upside down is the page turned and read again, the
 reading with the higher mean score kept.
 
+Each line's words leave the helper with their boxes tightened to the ink
+(``activities.engines.rapid_words``): that is per-word numpy work on the page,
+and done here it runs on the lane's own core, not in the worker process, where
+it would queue for the GIL behind every other document's pages (the pipeline's
+overhead, docs/ocr-benchmark.md).
+
 Only this module imports cv2, onnxruntime and rapidocr, and only the helper
 imports it.
 """
@@ -21,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from activities.engines.rapid_wire import LIMIT_MAX, Line
+from activities.engines.rapid_words import line_words, tighten
 
 _SAMPLE_LINES = 8  # lines the classifier looks at per page
 _SAMPLE_MIN_ASPECT = 3.0  # a line at least this wide for its height shows its direction
@@ -58,7 +65,14 @@ class Reader:
         }
 
     def read(self, gray: npt.NDArray[np.uint8], side: int, limit: int) -> tuple[list[Line], bool]:
-        """The page's lines, detected at ``side`` px (long side capped, or short side raised)."""
+        """The page's lines, detected at ``side`` px (long side capped, or short side raised),
+        each with its words boxed tight, in the page's own pixels."""
+        lines, flipped = self._oriented(gray, side, limit)
+        return [_boxed(gray, line) for line in lines], flipped
+
+    def _oriented(
+        self, gray: npt.NDArray[np.uint8], side: int, limit: int
+    ) -> tuple[list[Line], bool]:
         # Per page: the detector reads these on every call (TextDetector.get_preprocess).
         self._det.limit_side_len = side
         self._det.limit_type = "max" if limit == LIMIT_MAX else "min"
@@ -109,6 +123,13 @@ class Reader:
         turned = sum(float(score) for label, score in verdicts if "180" in label)
         total = sum(float(score) for _, score in verdicts)
         return total > 0 and turned > _TURNED_SHARE * total
+
+
+def _boxed(gray: npt.NDArray[np.uint8], line: Line) -> Line:
+    """The line with its words (the recogniser's, or split from the line) boxed to their ink."""
+    quad, text, score, found = line
+    pieces = found or line_words(quad, text, score)
+    return quad, text, score, [(w, s, tighten(gray, q)) for w, s, q in pieces]
 
 
 def _aspect(quad: list[list[float]]) -> float:

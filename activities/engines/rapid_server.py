@@ -12,7 +12,8 @@ frame answers the start (0: a JSON object naming the runtime, 1: why it could
 not start); a request is ``<IIII`` (width, height, detector side, detector
 limit: 0 caps the long side, 1 raises the short side) and ``width * height``
 bytes of 8-bit grey pixels; each answer is a frame holding JSON ``{"lines":
-[[quad, text, score, words]], "flipped": bool}`` or why recognition failed.
+[[quad, text, score, words]], "flipped": bool}``, every word's box already
+tightened to its ink (``rapid_reader``), or why recognition failed.
 Page text only ever crosses this pipe; a failure names the library's
 complaint, never the text.
 """

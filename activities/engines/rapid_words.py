@@ -12,6 +12,9 @@ upright box to the ink inside it, as tight as Tesseract's, so a searchable
 PDF's invisible words keep the gaps between them that a reader's text
 extraction turns into spaces (measured: phototest's layer read "alot of12"
 from loose boxes, "a lot of 12" from tightened ones).
+
+Both run inside the lane helper (``activities.engines.rapid_reader``), beside
+the page's pixels, not in the worker process.
 """
 
 from __future__ import annotations
