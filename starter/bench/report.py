@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from custody.textmetrics import cer, word_f1
+from custody.textmetrics import cer, token_f1, word_f1
 from starter.bench import bands
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ def figures(pages: int, seconds: float, text: str, truth: str) -> Figures:
     return speed(pages, seconds) | {
         "cer": round(min(cer(text, truth), 1.0), 4),
         "word_f1": round(word_f1(text, truth), 4),
+        "token_f1": round(token_f1(text, truth), 4),
     }
 
 
@@ -56,6 +57,7 @@ def totals_of(rows: list[Figures]) -> Figures:
     return speed(sum(r["pages"] for r in rows), sum(r["seconds"] for r in rows)) | {
         "cer": round(sum(r["cer"] for r in rows) / n, 4),
         "word_f1": round(sum(r["word_f1"] for r in rows) / n, 4),
+        "token_f1": round(sum(r["token_f1"] for r in rows) / n, 4),
     }
 
 
@@ -82,6 +84,7 @@ def ratios_of(totals: dict[str, Figures]) -> Figures:
         found[f"custody_vs_{base}"] = {
             "pages_per_minute": speed_ratio("custody", base),
             "word_f1": ratio("custody", base, "word_f1"),
+            "token_f1": ratio("custody", base, "token_f1"),
         }
     found["pipeline_over_custody_seconds"] = ratio("pipeline", "custody", "seconds")
     return found
@@ -98,11 +101,12 @@ def table(results: Figures) -> str:
         lines.append(f"{row['document'][:33]:<34}{row['pages']:>3}{figs}")
     lines.append("")
     lines.append(f"{'engine':<17}{'pages':>6}{'seconds':>9}{'s/page':>8}{'pages/min':>10}")
-    lines[-1] += f"{'CER':>7}{'word F1':>8}"
+    lines[-1] += f"{'CER':>7}{'word F1':>8}{'token F1':>9}"
     for name, t in results["engines"].items():
         lines.append(
             f"{name:<17}{t['pages']:>6}{t['seconds']:>9.1f}{t['seconds_per_page']:>8.2f}"
             f"{t['pages_per_minute']:>10.2f}{t['cer']:>7.3f}{t['word_f1']:>8.3f}"
+            f"{t['token_f1']:>9.3f}"
         )
         if "throughput" in t:
             lanes = t["throughput"]

@@ -5,6 +5,11 @@ figure, the one it is held against, and ``met`` (None when an engine it
 needs was not run). Classes are the corpus's (forms, receipts, ...) and the
 degraded ones (``starter.bench.degrade.KINDS``); word F1 per class is the
 mean over its documents, as for the whole corpus.
+
+The 0.93 floor is reported on both scales (``custody.textmetrics``): word F1,
+the scale the issue names, and token F1, the scale its premise figures
+reproduce on (bare RapidOCR 0.929 in the issue; 0.924 by tokens here, 0.854 by
+words: docs/ocr-benchmark.md). Only the word-scale verdict counts in ``all_met``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ PPM_VS_RAPIDOCR = 1.5
 PPM_VS_EASYOCR = 10.0
 STEADY_OVERHEAD = 0.03
 _BASE = "rapidocr_default"
+_BY_TOKENS = "f1_corpus_at_least_by_tokens"  # informative: not in all_met (module docstring)
 
 
 def classes_of(rows: list[Figures], engines: list[str]) -> Figures:
@@ -43,6 +49,7 @@ def targets(totals: Figures, classes: Figures, steady: float | None) -> Figures:
     found: Figures = {
         "f1_vs_rapidocr_default": _f1_vs_base(totals, classes),
         "f1_corpus_at_least": {"custody": f1, "target": F1_FLOOR, "met": _at_least(f1, F1_FLOOR)},
+        _BY_TOKENS: _by_tokens(totals),
         "pages_per_minute_vs_rapidocr_default": _speed(totals, _BASE, PPM_VS_RAPIDOCR),
         "pages_per_minute_vs_easyocr_default": _speed(totals, "easyocr_default", PPM_VS_EASYOCR),
         "steady_overhead_share": {
@@ -51,9 +58,16 @@ def targets(totals: Figures, classes: Figures, steady: float | None) -> Figures:
             "met": None if steady is None else steady < STEADY_OVERHEAD,
         },
     }
-    verdicts = [t["met"] for t in found.values()]
+    verdicts = [t["met"] for name, t in found.items() if name != _BY_TOKENS]
     found["all_met"] = None if None in verdicts else all(verdicts)
     return found
+
+
+def _by_tokens(totals: Figures) -> Figures:
+    """The floor on the token scale, bare RapidOCR beside Custody."""
+    found: Figures = {e: totals[e]["token_f1"] for e in ("custody", _BASE) if e in totals}
+    value = found.get("custody")
+    return found | {"target": F1_FLOOR, "met": _at_least(value, F1_FLOOR)}
 
 
 def _f1_vs_base(totals: Figures, classes: Figures) -> Figures:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from custody.textmetrics import cer, levenshtein, normalise_ws, word_f1, words
+from custody.textmetrics import cer, levenshtein, normalise_ws, token_f1, tokens, word_f1, words
 
 
 def test_normalise_ws_collapses_runs_and_trims() -> None:
@@ -59,3 +59,17 @@ def test_word_f1_empty_sides() -> None:
     assert word_f1("", "") == 1.0
     assert word_f1("", "text") == 0.0
     assert word_f1("text", "") == 0.0
+
+
+def test_tokens_split_at_punctuation_as_funsd_truth_does() -> None:
+    """Letter-and-digit runs: a phone number and an abbreviation come apart, case folded."""
+    found = tokens('"Fax:" (614) 466-5087, -- U.S.A. n_o')
+    assert found == ["fax", "614", "466", "5087", "u", "s", "a", "n", "o"]
+
+
+def test_token_f1_forgives_the_truths_split_but_not_a_misread() -> None:
+    """FUNSD's "466- 5087" matches a read "466-5087" in full; word F1 scores it zero."""
+    assert word_f1("466-5087", "466- 5087") == 0.0
+    assert token_f1("466-5087", "466- 5087") == 1.0
+    assert token_f1("466-5O87", "466- 5087") == pytest.approx(0.5)
+    assert token_f1("", "") == 1.0 and token_f1("", "text") == 0.0

@@ -68,10 +68,10 @@ def test_bands_calibration_splits_documents_by_mean_confidence() -> None:
 def test_targets_read_as_ratios_and_verdicts() -> None:
     """Each target states both figures, the ratio and met; a missing engine leaves met None."""
 
-    def figs(f1: float, ppm: float) -> dict[str, float]:
-        return {"word_f1": f1, "pages_per_minute": ppm}
+    def figs(f1: float, ppm: float, tokens: float = 0.96) -> dict[str, float]:
+        return {"word_f1": f1, "token_f1": tokens, "pages_per_minute": ppm}
 
-    totals = {"custody": figs(0.95, 30.0), "rapidocr_default": figs(0.93, 15.0)}
+    totals = {"custody": figs(0.95, 30.0, 0.97), "rapidocr_default": figs(0.93, 15.0, 0.95)}
     classes = {
         "forms": {"custody": figs(0.9, 30), "rapidocr_default": figs(0.89, 15), "documents": 2},
         "skew": {"custody": figs(0.8, 30), "rapidocr_default": figs(0.81, 15), "documents": 1},
@@ -87,6 +87,17 @@ def test_targets_read_as_ratios_and_verdicts() -> None:
     }
     assert found["f1_corpus_at_least"]["met"] is True and found["steady_overhead_share"]["met"]
     assert found["pages_per_minute_vs_easyocr_default"]["met"] is None and found["all_met"] is None
+    # The floor on the token scale is shown beside bare RapidOCR's, and stays out of all_met.
+    tokens = found["f1_corpus_at_least_by_tokens"]
+    assert tokens == {"custody": 0.97, "rapidocr_default": 0.95, "target": 0.93, "met": True}
+    floor_missed = targets(totals | {"custody": figs(0.90, 30.0, 0.92)}, {}, 0.01)
+    assert floor_missed["f1_corpus_at_least_by_tokens"]["met"] is False
+    assert floor_missed["f1_corpus_at_least"]["met"] is False
+    everything = targets(totals | {"easyocr_default": figs(0.7, 2.0)}, {}, 0.01)
+    assert everything["all_met"] is True
+    by_words_only = totals | {"easyocr_default": figs(0.7, 2.0), "custody": figs(0.92, 30.0, 0.95)}
+    assert targets(by_words_only, {}, 0.01)["f1_corpus_at_least_by_tokens"]["met"] is True
+    assert targets(by_words_only, {}, 0.01)["all_met"] is False  # the word-scale floor decides
     # Custody's lanes pass, when the bench ran one, is its speed: 20 pages/min against 15.
     totals["custody"] = totals["custody"] | {"throughput": {"pages_per_minute": 20.0}}
     slower = targets(totals, classes, 0.01)["pages_per_minute_vs_rapidocr_default"]
