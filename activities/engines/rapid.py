@@ -235,9 +235,10 @@ def _ort_version() -> str:
 
 def _words(line: Line, width: int, height: int) -> list[Word]:
     """The line's words as the helper boxed them (``rapid_reader._boxed``), kept on the page."""
+    _, _, _, found = line
     return [
         Word(text=w.strip(), confidence=min(max(s, 0.0), 1.0), box=_clipped(q, width, height))
-        for w, s, q in line[3]
+        for w, s, q in found
         if w.strip()
     ]
 

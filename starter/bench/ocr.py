@@ -129,13 +129,17 @@ async def _bench(
             print(f"bench ocr: document {n}/{len(docs)}", file=sys.stderr, flush=True)
             rows.append(await _document(path, recognisers, client, dpi))
         extra = await _degraded(docs, degrading, recognisers, dpi)
-        # Every page of the corpus, rasterised once for the lanes pass and the stream's engine.
-        corpus_pages = [image for p in docs for _, image in _pages(p, dpi)]
+        streaming = pipeline is not None and rounds > 0
+        # Every page of the corpus, rasterised once for the lanes pass and the stream's
+        # engine, and only when one of them runs.
+        corpus_pages = []
+        if "custody" in engines or streaming:
+            corpus_pages = [image for p in docs for _, image in _pages(p, dpi)]
         throughput = None
         if "custody" in engines:
             print(f"bench ocr: custody in {lanes} lane(s)", file=sys.stderr, flush=True)
             throughput = await asyncio.to_thread(_throughput, in_lanes, corpus_pages, lanes)
-        if pipeline is not None and rounds > 0:
+        if pipeline is not None and streaming:
             print(f"bench ocr: stream, {rounds} round(s)", file=sys.stderr, flush=True)
             _engine_cores(custody, settings)
             engine_pass = _engine_pass(custody, corpus_pages, settings.ocr_concurrency)

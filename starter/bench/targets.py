@@ -8,8 +8,8 @@ mean over its documents, as for the whole corpus.
 
 The 0.93 floor is reported on both scales (``custody.textmetrics``): word F1,
 the scale the issue names, and token F1, the scale its premise figures
-reproduce on (bare RapidOCR 0.929 in the issue; 0.924 by tokens here, 0.854 by
-words: docs/ocr-benchmark.md). Only the word-scale verdict counts in ``all_met``.
+reproduce on (docs/ocr-benchmark.md, "The 0.93 floor and the scale it was set
+on"). Only the word-scale verdict counts in ``all_met``.
 """
 
 from __future__ import annotations
