@@ -9,14 +9,14 @@ appending a twin.
 
 Rejections, quarantines and releases are recorded here like any transition; on
 the I/O worker the store carries a notary (``custody.ledger.notarize``), so each
-append ends with a signed checkpoint sent to the witness (custody.checkpoints).
+append ends with a signed checkpoint sent to the witness (custody.ledger.checkpoints).
 """
 
 from __future__ import annotations
 
 from temporalio import activity
 
-from custody.ledger import Event, Ledger
+from custody.ledger.events import Event, Ledger
 from custody.models import EventRef
 from custody.stores import ObjectStore
 

@@ -31,10 +31,11 @@ from activities.output import assemble, load_pages, text_sha256
 from activities.rules.check import fields_key
 from custody import field_index, ids
 from custody.canonical import canonical_json
-from custody.checkpoints import checkpoint
 from custody.errors import Code, Quarantined
 from custody.fields import Extraction
-from custody.ledger import Ledger
+from custody.ledger.checkpoints import checkpoint
+from custody.ledger.events import Ledger
+from custody.ledger.signing import Signer
 from custody.models import (
     ConcludeInput,
     ConcludeResult,
@@ -46,7 +47,6 @@ from custody.models import (
     SignedRecord,
 )
 from custody.refs import RefKeys
-from custody.signing import Signer
 from custody.stores import ObjectStore
 
 log = structlog.get_logger("custody.activity")

@@ -33,7 +33,11 @@ from activities.rules.consent import require_consent
 from activities.scratch import StagingArea, stored_sha256
 from custody import egress as eg
 from custody import ids
-from custody.egress_store import (
+from custody.errors import Code, DeliveryFailed, EgressRefused
+from custody.ledger.signing import Signer
+from custody.models import SignedRecord
+from custody.settings import Settings
+from custody.state.egress import (
     SignedReceipt,
     append_once,
     get_recipient,
@@ -41,10 +45,6 @@ from custody.egress_store import (
     record_egress,
     sha256_bytes,
 )
-from custody.errors import Code, DeliveryFailed, EgressRefused
-from custody.models import SignedRecord
-from custody.settings import Settings
-from custody.signing import Signer
 from custody.stores import ObjectStore
 
 

@@ -1,7 +1,7 @@
 """The one data converter every client and worker uses.
 
 Pydantic models in, JSON payloads out; with a keyring, every payload is
-encrypted (custody.codec) and failures carry their message and stack trace as
+encrypted (custody.keys.codec) and failures carry their message and stack trace as
 an encoded payload too, since an exception message is the usual way text leaks.
 Without a keyring (tests, development without keys) payloads stay plain JSON.
 ``require_sealed`` (production) makes the codec refuse plaintext payloads.
@@ -14,8 +14,8 @@ import dataclasses
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes
 
-from custody.codec import EncryptionCodec
-from custody.keys import Keyring
+from custody.keys.codec import EncryptionCodec
+from custody.keys.keyring import Keyring
 
 
 def data_converter(

@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 
 #: Engines whose lanes are helper processes, one per core (activities.engines).
-HELPER_ENGINES = ("rapidocr", "tesseract")
+_HELPER_ENGINES = ("rapidocr", "tesseract")
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def plan(setting: str, lanes: int, engine: str) -> CpuPlan | None:
     available = sorted(os.sched_getaffinity(0))
     if setting == "auto":
         # EasyOCR's threads run inside the worker: only helper processes can be given cores.
-        if engine not in HELPER_ENGINES or len(available) <= lanes:
+        if engine not in _HELPER_ENGINES or len(available) <= lanes:
             return None
         chosen = tuple(available[-lanes:])
     else:

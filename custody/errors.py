@@ -31,7 +31,7 @@ document content.
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
     │                             (also a ValueError)
     ├── StateInvalid              a state version forged, unsigned, out of chain or
-    │                             rolled back (custody.versions): STATE_INVALID
+    │                             rolled back (custody.state.versions): STATE_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
     ├── EgressRefused             a release refused before any byte left
     │     (NOT_PUBLISHED, DOCUMENT_UNKNOWN, RECIPIENT_UNKNOWN, RECIPIENT_REVOKED,
@@ -104,7 +104,7 @@ class Code(StrEnum):
     REF_INVALID = "REF_INVALID"
     #: A stored object is not sealed, was altered, or was moved between keys.
     SEAL_INVALID = "SEAL_INVALID"
-    #: Application rules (custody.rules): a field the tenant's policy requires was
+    #: Application rules (custody.state.rules): a field the tenant's policy requires was
     #: not read surely, or one read breaks its format; the policy chose quarantine.
     FIELDS_MISSING = "FIELDS_MISSING"
     FIELD_INVALID = "FIELD_INVALID"
@@ -201,7 +201,7 @@ class Code(StrEnum):
     UNKNOWN_CONFIG = "UNKNOWN_CONFIG"
     #: The ledger's code for a verification that FAILed (``custody verify``).
     VERIFY_FAILED = "VERIFY_FAILED"
-    #: Signing keys (``custody.trust``): not pinned outside the store, outside its
+    #: Signing keys (``starter.evidence.trust``): not pinned outside the store, outside its
     #: validity period, a development key in production, a readable key folder.
     KEY_UNTRUSTED = "KEY_UNTRUSTED"
     KEY_OUTSIDE_VALIDITY = "KEY_OUTSIDE_VALIDITY"
@@ -212,7 +212,7 @@ class Code(StrEnum):
     TRUST_ANCHOR_MISSING = "TRUST_ANCHOR_MISSING"
     #: A value RFC 8785 canonical JSON cannot express (NaN, Infinity).
     CANONICAL_INVALID = "CANONICAL_INVALID"
-    #: Security-relevant state (``custody.versions``): a version unsigned, signed
+    #: Security-relevant state (``custody.state.versions``): a version unsigned, signed
     #: by an untrusted key, out of its chain, missing, or older than one seen.
     STATE_INVALID = "STATE_INVALID"
 
@@ -407,7 +407,7 @@ class ConfigurationError(CustodyError):
 
 class KeyUntrusted(CustodyError):
     """A signing key is not pinned outside the store, outside its validity, or a
-    development key where production is required (``custody.trust``)."""
+    development key where production is required (``starter.evidence.trust``)."""
 
     code = Code.KEY_UNTRUSTED
 

@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from custody import ids
 from custody.fields import Extraction
-from custody.keys import Keyring
+from custody.keys.keyring import Keyring
 from custody.stores import ObjectStore
 
 _INFO = b"custody-field-index/1"

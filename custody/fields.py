@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 #: Version of the field schemas below; bump when a type gains or changes a field.
-FIELDS_SCHEMA_VERSION = 1
+_FIELDS_SCHEMA_VERSION = 1
 
 
 class DocType(StrEnum):
@@ -86,7 +86,7 @@ class Classification(_Model):
 class Extraction(_Model):
     """Everything read from one document's OCR words."""
 
-    schema_version: int = FIELDS_SCHEMA_VERSION
+    schema_version: int = _FIELDS_SCHEMA_VERSION
     classification: Classification
     fields: dict[str, FoundField] = Field(default_factory=dict)
     pairs: list[FormPair] = Field(default_factory=list)

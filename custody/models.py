@@ -36,7 +36,7 @@ class DocState(StrEnum):
     QUARANTINED = "quarantined"
 
 
-TERMINAL_STATES: frozenset[DocState] = frozenset(
+_TERMINAL_STATES: frozenset[DocState] = frozenset(
     {DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED}
 )
 

@@ -36,7 +36,7 @@ SEARCH_ATTRIBUTES: tuple[str, ...] = (
 # ``matching.enableFairness``). Lower goes first; within one priority, tenants
 # share the queue by fairness key, so one tenant's storm cannot starve another.
 PRIORITY_RESERVED = 1  # the reserved admission lane: urgent documents jump the backlog
-PRIORITY_DEFAULT = 3
+_PRIORITY_DEFAULT = 3
 _NO_TENANT_KEY = "_"
 
 

@@ -1,7 +1,7 @@
 """Where a document's redacted views live, and the ledger event that records each one.
 
 Light on purpose: the redaction service (``activities.redact``) writes these
-objects and events, and verification (``custody.verify_redactions``) reads
+objects and events, and verification (``starter.evidence.verify.redactions``) reads
 them back, so both agree on one layout:
 ``redactions/<tenant>/<sha256>/<policy hash[:16]>.{json,pdf,txt}``.
 
@@ -24,22 +24,22 @@ def view_prefix(sha256: str, tenant: str | None) -> str:
     return f"redactions/{ids.scope(tenant)}/{sha256}/"
 
 
-def view_stem(sha256: str, tenant: str | None, policy_sha256: str) -> str:
+def _view_stem(sha256: str, tenant: str | None, policy_sha256: str) -> str:
     return f"{view_prefix(sha256, tenant)}{policy_sha256[:16]}"
 
 
 def view_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
-    return f"{view_stem(sha256, tenant, policy_sha256)}.json"
+    return f"{_view_stem(sha256, tenant, policy_sha256)}.json"
 
 
 def view_pdf_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
-    return f"{view_stem(sha256, tenant, policy_sha256)}.pdf"
+    return f"{_view_stem(sha256, tenant, policy_sha256)}.pdf"
 
 
 def view_text_key(sha256: str, tenant: str | None, policy_sha256: str) -> str:
-    return f"{view_stem(sha256, tenant, policy_sha256)}.txt"
+    return f"{_view_stem(sha256, tenant, policy_sha256)}.txt"
 
 
 def event_once(sha256: str, tenant: str | None, policy_sha256: str) -> str:
     """Where the markers live that let a retried attempt find the event it appended."""
-    return f"{view_stem(sha256, tenant, policy_sha256)}.event"
+    return f"{_view_stem(sha256, tenant, policy_sha256)}.event"

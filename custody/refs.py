@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from custody import ids
 from custody.errors import ConfigurationError
 from custody.errors import RefInvalid as RefInvalid
-from custody.keys import Keyring
+from custody.keys.keyring import Keyring
 
 _DOMAIN = b"custody-ref/1"
 

@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     temporal_address: str = "localhost:7233"
     temporal_namespace: str = "default"
     temporal_ui_port: int = 8233
-    # TLS to the frontend (starter.client.connect.tls_config); a CA, client cert or
+    # TLS to the frontend (custody.temporal.tls_config); a CA, client cert or
     # server name turns it on too. Cert and key together make it mTLS.
     temporal_tls: bool = False
     temporal_tls_ca_file: Path | None = None
@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     staging_encrypted_volume: bool = False
     sweep_interval_s: float = Field(default=60.0, gt=0)
 
-    # Retention (custody.scratch_expiry, custody.retention). Scratch prefixes expire
+    # Retention (custody.stores.expiry, starter.evidence.retention). Scratch prefixes expire
     # by age (the I/O worker's sweep; on S3 lifecycle.json also expires work/ and
     # manual/, not intake/): intake/ and work/, manual/ (the parked lane); an
     # intake object with no workflow and no record after the grace is an orphan.
@@ -151,7 +151,7 @@ class Settings(BaseSettings):
     preview_deadline_s: float = Field(default=30.0, gt=0)
     # Accepted -> searchable target; the edge reports the share of documents within it.
     intake_slo_s: float = Field(default=900.0, gt=0)
-    # How often workers re-read the live pool limits (custody.pools).
+    # How often workers re-read the live pool limits (custody.state.pools).
     pool_refresh_s: float = Field(default=5.0, gt=0)
     # Overload past admission (workers.budget, workers.breaker): retries each worker
     # process may start per minute before failing them fast; consecutive failures
@@ -171,11 +171,11 @@ class Settings(BaseSettings):
     signing_key: SecretStr | None = None
     signing_dir: Path | None = None
     # Where ledger checkpoints are also published, beyond the workers' reach
-    # (custody.checkpoints): a folder the operator controls, or an Object Lock bucket.
+    # (custody.ledger.checkpoints): a folder the operator controls, or an Object Lock bucket.
     witness_dir: Path | None = None
     witness_s3_bucket: str | None = None
     witness_lock_days: int = Field(default=3650, ge=1)
-    # Trust anchor (custody.trust): the signing keys' SHA-256 fingerprints that
+    # Trust anchor (starter.evidence.trust): the signing keys' SHA-256 fingerprints that
     # verification accepts, comma-separated; empty: the keys of the signing folder.
     trust_fprs: str = ""
 

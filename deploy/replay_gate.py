@@ -35,7 +35,7 @@ from custody.converter import data_converter
 from custody.egress import RELEASE_WORKFLOW_NAME
 from custody.queues import WORKFLOW_NAME
 from custody.settings import Settings
-from starter.client.connect import connect_temporal
+from custody.temporal import connect_temporal
 from workers.versioning import VERSIONED_WORKFLOWS
 from workflows.document import DocumentWorkflow
 from workflows.release import ReleaseWorkflow

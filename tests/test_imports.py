@@ -111,3 +111,28 @@ def test_import_starter_loads_no_heavy_library() -> None:
     assert "starter.client.connect" in out, "the probe did not import the client"
     loaded = sorted({m.split(".")[0] for m in out} & set(HEAVY))
     assert loaded == [], f"import starter loaded {loaded}"
+
+
+#: Who may import whom: arrows point down, from callers to the worker side to the core.
+_LAYER = {"custody": 0, "workflows": 1, "activities": 1, "workers": 2, "starter": 3}
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from a lower layer to a higher one (``workers`` to ``starter``, say)."""
+    return sorted(
+        f"{a} -> {b}"
+        for a, targets in graph.items()
+        for b in targets
+        if _LAYER[b.split(".")[0]] > _LAYER[a.split(".")[0]]
+    )
+
+
+def test_import_graph_points_down() -> None:
+    """No module of the core, the workflows, the activities or the workers imports ``starter``."""
+    assert _upward(_graph()) == []
+
+
+def test_upward_finder_reports_a_planted_arrow() -> None:
+    """The layer check names an arrow it is given, so a clean graph is a real result."""
+    planted = {"workers.io": {"starter.client.connect"}, "starter.cli": {"custody.ids"}}
+    assert _upward(planted) == ["workers.io -> starter.client.connect"]

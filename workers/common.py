@@ -16,7 +16,7 @@ from temporalio.worker import Worker, WorkerDeploymentConfig
 from activities.scratch import StagingArea, Sweeper
 from custody.errors import ConfigurationError
 from custody.settings import Settings
-from starter.client.connect import connect_temporal
+from custody.temporal import connect_temporal
 from workers import metrics
 from workers.interceptors import CanonicalLogInterceptor
 

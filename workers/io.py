@@ -18,13 +18,13 @@ from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
-from custody.checkpoints import Notary, open_witness
-from custody.ledger import notarize
-from custody.pools import MAX_LIMIT
-from custody.scratch_expiry import ScratchExpiry
+from custody.ledger.checkpoints import Notary, open_witness
+from custody.ledger.events import notarize
+from custody.ledger.signing import signer_from_settings
 from custody.settings import Settings
-from custody.signing import signer_from_settings
+from custody.state.pools import MAX_LIMIT
 from custody.stores import ObjectStore, open_store
+from custody.stores.expiry import ScratchExpiry
 from workers.budget import RetryBudget
 from workers.common import (
     INTERCEPTORS,

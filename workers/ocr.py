@@ -28,12 +28,12 @@ from activities.engines.selection import configured_engine, describe, give_cores
 from activities.ocr import OcrActivities
 from activities.scratch import StagingArea
 from custody import cpus
-from custody.checkpoints import Notary, notary_from_settings
-from custody.ledger import notarize
-from custody.ocr_config import ConfigRegistry
-from custody.pools import MAX_LIMIT
+from custody.ledger.checkpoints import Notary, notary_from_settings
+from custody.ledger.events import notarize
+from custody.ledger.signing import local_public_keys
 from custody.settings import Settings
-from custody.signing import local_public_keys
+from custody.state.ocr_config import ConfigRegistry
+from custody.state.pools import MAX_LIMIT
 from custody.stores import ObjectStore, open_raw_store, open_store
 from workers.budget import RetryBudget
 from workers.common import connect, deployment_config, run, run_until_signalled, start_staging

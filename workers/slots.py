@@ -33,8 +33,8 @@ from temporalio.worker import (
     WorkerTuner,
 )
 
-from custody.pools import MAX_LIMIT, Pool, default_limit, read_limits
 from custody.settings import Settings
+from custody.state.pools import MAX_LIMIT, Pool, default_limit, read_limits
 from custody.stores import ObjectStore
 
 log = structlog.get_logger("custody.worker")

@@ -10,7 +10,7 @@ The workflow ID derives from (tenant, recipient, policy hash, sorted document
 hashes), so a repeated or concurrent request attaches to the same run and the
 recipient receives the packet once. Each step is idempotent on its own: files
 are created once and re-read on a retry, the egress event and the receipt are
-appended once (``custody.egress_store.append_once``), and every channel
+appended once (``custody.state.egress.append_once``), and every channel
 refuses to store a second copy. History carries keys, hashes and codes only.
 """
 

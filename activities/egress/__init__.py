@@ -1,1 +1,29 @@
-"""Egress: releasing documents to recipients outside Custody."""
+"""Releases: render, watermark and sign each file, then deliver it once by outbox, S3 or HTTPS.
+
+build       Build one released file from a verified source: render, watermark, sign.
+c2pa_certs  X.509 for C2PA signing: a development chain, pairing checks, and finding the signer.
+channels    Delivery channels: how a release packet reaches a recipient outside Custody, once.
+delivery    Opening a recipient's channel: the one place that picks outbox, S3 or HTTPS.
+https_push  HTTPS push: one POST per packet, retried with backoff, kept once by its idempotency
+            key.
+pdfmeta     A release's identity: the mark, its check code, and what a released PDF embeds.
+provenance  C2PA provenance for released files: sign each file for its release, read it back
+            anywhere.
+readback    Recognising a released copy by its printed mark alone, as ``custody egress identify``
+            does.
+render      The released file: each verified page with the release burned into its pixels.
+store_push  Outbox and S3 delivery: one algorithm over a create-if-absent object store.
+"""
+
+__all__ = [
+    "build",
+    "c2pa_certs",
+    "channels",
+    "delivery",
+    "https_push",
+    "pdfmeta",
+    "provenance",
+    "readback",
+    "render",
+    "store_push",
+]

@@ -25,8 +25,8 @@ from activities.engines.rapid import RAPID_TUNING_BEFORE_RECORDED, RapidOcrEngin
 from activities.engines.tesseract import TesseractEngine, TesseractTuning
 from custody.cpus import CpuPlan
 from custody.errors import ConfigurationError
-from custody.ocr_config import ConfigRegistry, OcrConfig
 from custody.settings import Settings
+from custody.state.ocr_config import ConfigRegistry, OcrConfig
 
 #: Tesseract confidence under which ``hybrid`` lets EasyOCR re-read a word, and
 #: EasyOCR's confidence needed to take its reading (the best pair measured).

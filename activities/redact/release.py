@@ -30,9 +30,9 @@ from activities.redact.view import RedactionView
 from activities.scratch import StagingArea
 from custody import egress as eg
 from custody.errors import Code, EgressRefused
+from custody.ledger.signing import Signer
 from custody.models import PageText, SignedRecord
 from custody.settings import Settings
-from custody.signing import Signer
 from custody.stores import ObjectStore
 
 if TYPE_CHECKING:

@@ -23,10 +23,10 @@ from activities.redact.policy import RedactionPolicy
 from activities.redact.view import RedactionEntry, RedactionView, SignedView, ViewCheck
 from activities.scratch import StagingArea
 from custody import ids
-from custody.egress_store import append_once
 from custody.errors import Code, EgressRefused
 from custody.fields import Extraction
-from custody.ledger import Event
+from custody.ledger.events import Event
+from custody.ledger.signing import Signer
 from custody.models import EventRef, PageText, ResultRecord, SignedRecord
 from custody.redactions import (
     REDACTION_EVENT,
@@ -36,7 +36,7 @@ from custody.redactions import (
     view_text_key,
 )
 from custody.settings import Limits
-from custody.signing import Signer
+from custody.state.egress import append_once
 from custody.stores import ObjectStore
 
 

@@ -8,7 +8,7 @@ and the leak check's figures, and the ledger event that records it; it is
 signed with the same Ed25519 keys as evidence records. The objects are
 created once under ``redactions/<tenant>/<sha256>/<policy hash>.{pdf,txt,json}``
 (``custody.redactions``); ``custody verify`` checks them
-(``custody.verify_redactions``).
+(``starter.evidence.verify.redactions``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from custody.canonical import canonical_json
+from custody.ledger.signing import PublicKeyRecord, Signature, Signer, verify
 from custody.models import EventRef
-from custody.signing import PublicKeyRecord, Signature, Signer, verify
 from custody.stores import ObjectStore
 
 #: 2: the view names its ``redaction_created`` ledger event.

@@ -3,7 +3,7 @@
 The ``custody.check`` activity already holds the recognised pages, so the
 fields are read there (``activities.fields.extract``), written as a sealed
 object beside the OCR scratch output (signed reference, ``custody.refs``), and
-judged against the tenant's fields policy (``custody.rules``). What returns to
+judged against the tenant's fields policy (``custody.state.rules``). What returns to
 the workflow is the object's key and signature, the document type and the
 names of fields a person must review: values never reach history, logs,
 metrics or search attributes. Publish copies the object beside the text and
@@ -20,7 +20,7 @@ from custody.errors import Code, Quarantined
 from custody.fields import DocType, Extraction
 from custody.models import PageText
 from custody.refs import RefKeys
-from custody.rules import FieldsPolicy, Verdict, evaluate, get_policy
+from custody.state.rules import FieldsPolicy, Verdict, evaluate, get_policy
 from custody.stores import ObjectStore
 
 

@@ -27,7 +27,7 @@ __all__ = [
 
 def open_store(settings: Settings) -> ObjectStore:
     """The configured store; sealed (envelope encryption) whenever keys are configured."""
-    from custody.keys import load_keyring
+    from custody.keys.keyring import load_keyring
 
     keyring = load_keyring(settings)
     if keyring is None:

@@ -41,20 +41,20 @@ from cryptography.hazmat.primitives.ciphers import AEADEncryptionContext, Cipher
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from custody.errors import SealInvalid as SealInvalid
-from custody.keys import Keyring
+from custody.keys.keyring import Keyring
 from custody.stores.base import ObjectStore
 
-MAGIC = b"CSTDY\x01"
+_MAGIC = b"CSTDY\x01"
 _VERSIONED = b"CSTK"
 _U16 = struct.Struct(">H")
 _NONCE, _TAG, _KEY = 12, 16, 32
 _CHUNK = 1 << 20
-_HEADER = struct.Struct(f">{len(MAGIC)}sQ{_NONCE}s{_KEY + _TAG}s{_NONCE}s")
+_HEADER = struct.Struct(f">{len(_MAGIC)}sQ{_NONCE}s{_KEY + _TAG}s{_NONCE}s")
 OVERHEAD = _HEADER.size + _TAG
 _SCOPE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 
 
-def tenant_scope(key: str) -> str:
+def _tenant_scope(key: str) -> str:
     """``records/<tenant>/...`` -> tenant; keys with no tenant segment share ``_``."""
     parts = key.split("/")
     if len(parts) > 2 and _SCOPE.match(parts[1]):
@@ -124,7 +124,7 @@ class SealedStore:
 
     def _begin(self, key: str, size: int) -> tuple[bytes, AEADEncryptionContext]:
         """A fresh data key wrapped by the tenant's KEK, and the body's encryptor."""
-        version, kek_bytes = self.keyring.current_kek(self.scope or tenant_scope(key), create=True)
+        version, kek_bytes = self.keyring.current_kek(self.scope or _tenant_scope(key), create=True)
         kek = AESGCM(kek_bytes)
         dek = AESGCM.generate_key(bit_length=256)
         wrap_nonce, body_nonce = os.urandom(_NONCE), os.urandom(_NONCE)
@@ -135,12 +135,12 @@ class SealedStore:
         return header, enc
 
     def _open(self, key: str, blob: bytes) -> bytes:
-        version = _version(blob[: len(MAGIC)])
+        version = _version(blob[: len(_MAGIC)])
         if len(blob) < OVERHEAD or version is None:
             raise SealInvalid(detail=f"{key}: not a sealed object")
         header = blob[: _HEADER.size]
         _magic, size, wrap_nonce, wrapped, body_nonce = _HEADER.unpack(header)
-        kek = AESGCM(self.keyring.kek(self.scope or tenant_scope(key), version=version))
+        kek = AESGCM(self.keyring.kek(self.scope or _tenant_scope(key), version=version))
         try:
             dek = kek.decrypt(wrap_nonce, wrapped, key.encode())
             data = AESGCM(dek).decrypt(body_nonce, blob[_HEADER.size :], header + key.encode())
@@ -152,13 +152,13 @@ class SealedStore:
 
 
 def _magic(version: int) -> bytes:
-    return MAGIC if version == 0 else _VERSIONED + _U16.pack(version)
+    return _MAGIC if version == 0 else _VERSIONED + _U16.pack(version)
 
 
 def _version(magic: bytes) -> int | None:
     """The KEK version a header's magic names; None when it is not a sealed object."""
-    if magic == MAGIC:
+    if magic == _MAGIC:
         return 0
-    if magic.startswith(_VERSIONED) and len(magic) == len(MAGIC):
+    if magic.startswith(_VERSIONED) and len(magic) == len(_MAGIC):
         return int(_U16.unpack(magic[len(_VERSIONED) :])[0])
     return None

@@ -37,7 +37,7 @@ def pages():
 
 
 def run_engine(engine, docs, workers: int) -> dict:
-    from custody.textmetrics import word_f1
+    from starter.bench.textmetrics import word_f1
 
     jobs = [(stem, n, img) for stem, imgs, _ in docs for n, img in enumerate(imgs)]
     texts: dict[str, list[str]] = {}

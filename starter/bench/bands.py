@@ -1,7 +1,7 @@
 """Confidence bands: per band of word confidence, the share of words that are wrong.
 
 A word an engine reads is *right* when the ground truth has a copy of it not
-already claimed (the words of ``custody.textmetrics``: lower case, edge
+already claimed (the words of ``starter.bench.textmetrics``: lower case, edge
 punctuation stripped), claimed in the engine's reading order; otherwise it
 is wrong. This is the order-free word F1's own matching, one word at a
 time, so a band's wrong share and the F1 agree on what a hit is. An engine
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from custody.textmetrics import words as split_words
+from starter.bench.textmetrics import words as split_words
 
 EDGES = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
 FLOOR_MAX_WRONG = 0.5

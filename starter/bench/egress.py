@@ -16,7 +16,7 @@ tenant. Then two measures on those published documents:
   prepare, record, delivery, the receipt and Temporal's round trips cost.
 
 With ``--mark-pages N`` (default 2) it also measures the invisible per-recipient
-mark (``activities.egress.mark.measure_mark``) on the first N pages: the decode
+mark (``starter.bench.mark.measure_mark``) on the first N pages: the decode
 rate after each transform (JPEG, rescaling, print-and-scan) and false positives.
 """
 
@@ -113,7 +113,7 @@ async def measure(
 
 async def _release(client: CustodyClient, tenant: str, shas: list[str], outbox: Path) -> Figures:
     """One real release to an outbox: its wall time and each activity's, from its history."""
-    from custody.egress_store import add_recipient
+    from custody.state.egress import add_recipient
     from starter.client.release import release, wait_release
 
     now = datetime.now(UTC)

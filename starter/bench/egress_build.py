@@ -153,7 +153,7 @@ class _Clock:
 def _mark(pages: list[Any]) -> Figures:
     if not pages:
         return {}
-    from activities.egress.mark import measure_mark
+    from starter.bench.mark import measure_mark
 
     report = measure_mark(pages, seed=0)
     return {name: round(float(value), 4) for name, value in report.items()}

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from custody.textmetrics import cer, token_f1, word_f1
 from starter.bench import bands
+from starter.bench.textmetrics import cer, token_f1, word_f1
 
 if TYPE_CHECKING:
     from starter.bench.bare import Reading

@@ -6,7 +6,7 @@ needs was not run). Classes are the corpus's (forms, receipts, ...) and the
 degraded ones (``starter.bench.degrade.KINDS``); word F1 per class is the
 mean over its documents, as for the whole corpus.
 
-The 0.93 floor is reported on both scales (``custody.textmetrics``): word F1,
+The 0.93 floor is reported on both scales (``starter.bench.textmetrics``): word F1,
 the scale the issue names, and token F1, the scale its premise figures
 reproduce on (docs/ocr-benchmark.md, "The 0.93 floor and the scale it was set
 on"). Only the word-scale verdict counts in ``all_met``.

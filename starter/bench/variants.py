@@ -8,7 +8,7 @@ pipeline: it reads files, and these pages exist only here), engines
 interleaved per variant as on the corpus.
 
 Deskewing is measured beside it, on Custody's engine only: the same engine
-on the skewed pages turned straight first (``activities.pages.deskew``), and
+on the skewed pages turned straight first (``starter.bench.deskew``), and
 on the picked documents' clean pages turned straight, since a deskew that
 helps skewed pages must not cost straight ones. Its seconds count in the
 deskewed figures.
@@ -24,10 +24,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from activities.pages.deskew import deskew, estimate_skew
 from activities.pages.raster import GrayPage
 from starter.bench.bare import Reading, Recogniser
 from starter.bench.degrade import degrade
+from starter.bench.deskew import deskew, estimate_skew
 from starter.bench.report import Figures, scored, totals_of
 
 Pages = Callable[[Path], list[GrayPage]]

@@ -1,13 +1,13 @@
 """CLI for the audit ledger: ``audit verify``, ``audit log``, ``audit seal``.
 
-``audit verify`` replays each tenant's transparency log (custody.ledger_audit):
+``audit verify`` replays each tenant's transparency log (starter.evidence.verify.audit):
 chain, signed checkpoints, the witness and the by-document index. It reports
 every tenant on its own and never stops at one that fails or cannot be read.
 Without ``--tenant`` it covers every tenant the store or the witness knows (a
 ledger deleted whole from the store still shows through the witness);
 ``--all-tenants`` says so explicitly. Checkpoints count only when signed by a
 trusted key: ``--trust FPR``, else ``CUSTODY_TRUST_FPRS``, else the local
-signing keys (custody.trust), never a key merely found in the store.
+signing keys (starter.evidence.trust), never a key merely found in the store.
 
 ``audit seal`` signs and witnesses each tenant's current tree head, for appends
 made by a process that had no signing key (a CLI decision, an OCR worker).
@@ -20,16 +20,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from custody.checkpoints import notary_from_settings, open_witness
 from custody.errors import NotFound
-from custody.ledger import Ledger, scopes
-from custody.ledger_audit import verify_log, witnessed_scopes
+from custody.ledger.checkpoints import notary_from_settings, open_witness
+from custody.ledger.events import Ledger, scopes
+from custody.ledger.signing import public_keys
 from custody.settings import Settings
-from custody.signing import public_keys
 from custody.stores import ObjectStore, open_store
-from custody.trust import TrustAnchors
 from starter.cli.output import Exit, emit, emit_reports
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
+from starter.evidence.trust import TrustAnchors
+from starter.evidence.verify.audit import verify_log, witnessed_scopes
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

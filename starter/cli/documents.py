@@ -13,10 +13,10 @@ from typing import Any
 
 from custody import ids
 from custody.egress import EgressKind
-from custody.egress_store import hand_out
 from custody.errors import CustodyError
 from custody.fields import DocType
 from custody.models import DocState, DocumentResult
+from custody.state.egress import hand_out
 from starter.cli.actor import operator
 from starter.cli.output import Exit, emit, for_state, rendered
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from custody import egress as eg
-from custody.egress_store import egress_events
 from custody.errors import Code
+from custody.ledger.signing import public_keys
 from custody.settings import Settings
-from custody.signing import public_keys
+from custody.state.egress import egress_events
 from custody.stores import open_store
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command
@@ -96,7 +96,7 @@ def _manifest_reader(settings: Settings) -> Callable[[bytes, str], str | None] |
 
 
 def verify_command(args: argparse.Namespace, settings: Settings) -> int:
-    from custody.egress_verify import release_exists, verify_release
+    from starter.evidence.verify.egress import release_exists, verify_release
 
     try:
         rid = eg.check_release_id(args.release_id)

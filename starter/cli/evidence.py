@@ -23,17 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from custody import field_index, ids
-from custody.checkpoints import open_witness
 from custody.errors import NotFound, UsageError
+from custody.ledger.checkpoints import open_witness
+from custody.ledger.signing import public_keys, rotate, signer_from_settings
 from custody.settings import Settings
-from custody.signing import public_keys, rotate, signer_from_settings
 from custody.stores import ObjectStore, open_store
-from custody.trust import TrustAnchors, fingerprint, key_fingerprint
-from custody.verification import LogProofs, published_documents
 from starter.cli.actor import operator
 from starter.cli.output import Exit, emit, emit_reports
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
 from starter.evidence import bundle as ev
+from starter.evidence.trust import TrustAnchors, fingerprint, key_fingerprint
+from starter.evidence.verify.document import LogProofs, published_documents
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

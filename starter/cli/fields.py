@@ -1,7 +1,7 @@
-"""``custody fields policy set|show``: a tenant's fields policy (``custody.rules``).
+"""``custody fields policy set|show``: a tenant's fields policy (``custody.state.rules``).
 
 ``set --file F`` reads a JSON object with the fields of
-:class:`custody.rules.FieldsPolicy` (``expected_types``, ``languages``,
+:class:`custody.state.rules.FieldsPolicy` (``expected_types``, ``languages``,
 ``on_language``, ``rules`` per type: ``required``, ``dates``, ``patterns``,
 ``on_missing``, ``on_invalid``) and stores it as the tenant's next signed
 version; documents checked from then on are judged by it. ``show`` prints the
@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from custody.errors import Code
-from custody.rules import FieldsPolicy, get_policy, set_policy
 from custody.settings import Settings
+from custody.state.rules import FieldsPolicy, get_policy, set_policy
 from custody.stores import open_store
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command

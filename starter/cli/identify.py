@@ -29,8 +29,8 @@ from PIL import Image
 
 from custody import egress as eg
 from custody import ids
-from custody.egress_store import SignedReceipt
-from custody.ledger import Ledger, scopes
+from custody.ledger.events import Ledger, scopes
+from custody.state.egress import SignedReceipt
 from custody.stores import ObjectMissing, ObjectStore
 
 Match = Literal["exact", "altered", "none"]

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from custody import keys
 from custody.errors import Code, ConfigurationError
+from custody.keys import keyring as keys
 from custody.settings import Settings
 from custody.stores import open_raw_store
 from starter.cli.output import Exit, emit, fail

@@ -16,8 +16,8 @@ import socket
 from typing import Any
 
 from custody.errors import Code
-from custody.ocr_config import ConfigEntry, ConfigRegistry
 from custody.settings import Settings
+from custody.state.ocr_config import ConfigEntry, ConfigRegistry
 from custody.stores import open_raw_store
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command

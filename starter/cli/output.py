@@ -33,7 +33,7 @@ from custody.errors import (
 )
 
 if TYPE_CHECKING:
-    from custody.verify_report import Report
+    from starter.evidence.verify.report import Report
 
 
 class Exit(IntEnum):

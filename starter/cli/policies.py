@@ -18,9 +18,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from custody import egress as eg
-from custody.egress_store import add_policy, current_policy, list_policies
 from custody.errors import Code, EgressRefused
 from custody.settings import Settings
+from custody.state.egress import add_policy, current_policy, list_policies
 from custody.stores import open_store
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command

@@ -10,8 +10,8 @@ import argparse
 from typing import Any
 
 from custody.errors import Code
-from custody.pools import MAX_LIMIT, POOLS, effective_limits, read_limits, set_limit
 from custody.settings import Settings
+from custody.state.pools import MAX_LIMIT, POOLS, effective_limits, read_limits, set_limit
 from custody.stores import open_store
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command

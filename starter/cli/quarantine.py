@@ -15,9 +15,9 @@ from typing import Any
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
 from custody import ids
-from custody.checkpoints import notary_from_settings
 from custody.errors import NotFound
-from custody.ledger import notarize
+from custody.ledger.checkpoints import notary_from_settings
+from custody.ledger.events import notarize
 from custody.models import DocumentInput
 from custody.queues import WORKFLOW_NAME
 from custody.refs import RefKeys

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from custody import egress as eg
-from custody.egress_store import add_recipient, get_recipient, list_recipients, revoke_recipient
 from custody.errors import Code, DeliveryFailed, EgressRefused
 from custody.settings import Settings
+from custody.state.egress import add_recipient, get_recipient, list_recipients, revoke_recipient
 from custody.stores import open_store
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command

@@ -42,8 +42,8 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     from activities.redact.service import Redactor
     from activities.scratch import StagingArea
     from custody import ids
+    from custody.ledger.signing import signer_from_settings
     from custody.redactions import view_key
-    from custody.signing import signer_from_settings
     from custody.stores import open_store
 
     policy = load_redaction(args.policy)

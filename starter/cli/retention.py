@@ -1,13 +1,13 @@
 """``custody retention sweep|approve|apply``: scratch expiry and evidence deletion.
 
-``sweep`` expires scratch objects past their age (custody.scratch_expiry) and
+``sweep`` expires scratch objects past their age (custody.stores.expiry) and
 runs the orphan check: an intake object whose document has no record, no
 outcome and no workflow in Temporal, running or finished, is reported, and
 deleted once older than ``CUSTODY_ORPHAN_GRACE_S``.
 
 ``approve SHA --by NAME --policy P`` records an evidence owner's signed
 approval; ``apply`` deletes approved evidence whose period has run out, each
-deletion logged first (custody.retention_apply). Every ledger append here is
+deletion logged first (starter.evidence.retention_apply). Every ledger append here is
 checkpointed and witnessed: this process registers a notary, as the workers do.
 """
 
@@ -19,19 +19,20 @@ from typing import Any
 
 from temporalio.service import RPCError, RPCStatusCode
 
-from custody import ids, scratch_expiry
-from custody.checkpoints import notary_from_settings
+from custody import ids
 from custody.errors import UsageError
-from custody.ledger import notarize
-from custody.retention import approve, concluded_at, expires_at, policies
-from custody.retention_apply import Retention
+from custody.ledger.checkpoints import notary_from_settings
+from custody.ledger.events import notarize
+from custody.ledger.signing import public_keys, signer_from_settings
 from custody.settings import Settings
-from custody.signing import public_keys, signer_from_settings
 from custody.stores import ObjectStore, open_store
-from custody.trust import TrustAnchors
+from custody.stores import expiry as scratch_expiry
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
 from starter.client.connect import CustodyClient
+from starter.evidence.retention import approve, concluded_at, expires_at, policies
+from starter.evidence.retention_apply import Retention
+from starter.evidence.trust import TrustAnchors
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -26,9 +26,9 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from custody import egress as eg
 from custody import ids
-from custody.egress_store import current_policy, get_recipient
 from custody.errors import Code, EgressRefused
 from custody.queues import SA_REASON, SA_STATE, SA_TENANT
+from custody.state.egress import current_policy, get_recipient
 from starter.client.connect import CustodyClient
 
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from custody import ids, versions
+from custody import ids
 from custody.errors import AdmissionReason, AdmissionRejected
 from custody.queues import SA_STATE, WORKFLOW_NAME
+from custody.state import versions
 from custody.stores import ObjectStore
 from custody.stores.base import ObjectMissing
 from starter.client.submit import AdmissionRequest
@@ -42,7 +43,7 @@ from starter.edge.rates import Rates, take
 if TYPE_CHECKING:
     from starter.client.connect import CustodyClient
 
-#: Create-only versions (custody.versions), so an old copy put back cannot un-pause.
+#: Create-only versions (custody.state.versions), so an old copy put back cannot un-pause.
 STATE_PREFIX = "admission/state/"
 STATE_KEY = "admission/state.json"  # before versions: read only while none exists
 PAUSED_RETRY_S = 60.0

@@ -38,8 +38,8 @@ from starlette.routing import Route
 from activities.scratch import StagingArea
 from custody import ids
 from custody.egress import EgressKind
-from custody.egress_store import hand_out
 from custody.errors import AdmissionReason, AdmissionRejected, Code, CustodyError, NotFound
+from custody.state.egress import hand_out
 from custody.stores import StoreUnavailable
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit

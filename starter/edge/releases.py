@@ -25,9 +25,9 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import egress as eg
-from custody.egress_store import SignedReceipt, pinned_policy
 from custody.errors import Code, CustodyError, UploadError
 from custody.queues import SA_TENANT
+from custody.state.egress import SignedReceipt, pinned_policy
 from custody.stores import ObjectMissing
 from starter.client.connect import CustodyClient
 from starter.client.release import release

@@ -5,7 +5,7 @@ record, the secret (32 random bytes) proves possession. Only the SHA-256 of the
 secret is stored, and it is compared in constant time, so a leaked store does
 not leak working keys. The full key is shown once, when the tenant is added.
 
-    tenants/<name>/record/v<N>.json        the record, signed versions (custody.versions)
+    tenants/<name>/record/v<N>.json        the record, signed versions (custody.state.versions)
     tenants/<name>.json                    the first record: the name's claim, for listing
     tenants/<name>/revoked/<key id>.json   the key's revocation, create-only
     tenant-keys/<key id>.json              key id -> tenant name
@@ -28,9 +28,10 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
-from custody import ids, versions
+from custody import ids
 from custody.errors import AuthError as AuthError
 from custody.errors import TenantExists as TenantExists
+from custody.state import versions
 from custody.stores import ObjectStore
 
 _PREFIX = "cst_"

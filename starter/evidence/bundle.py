@@ -16,13 +16,13 @@ from pydantic import BaseModel
 
 from custody import ids
 from custody.canonical import canonical_json
-from custody.ledger import Ledger
+from custody.ledger.events import Ledger
+from custody.ledger.signing import public_keys
 from custody.models import OutcomeRecord, SignedRecord
-from custody.signing import public_keys
 from custody.stores import ObjectStore
-from custody.trust import TrustAnchors
-from custody.verification import LogProofs, Report, verify_document
 from starter.evidence.export import export_bundle as export_bundle
+from starter.evidence.trust import TrustAnchors
+from starter.evidence.verify.document import LogProofs, Report, verify_document
 
 
 class DocumentRef(BaseModel):

@@ -15,14 +15,15 @@ import zipfile
 from importlib import resources
 from pathlib import Path
 
-from custody import ids, tlog
+from custody import ids
 from custody.canonical import canonical_json
 from custody.egress import EgressKind, releases_prefix
-from custody.egress_store import SignedReceipt, hand_out
 from custody.errors import ConfigurationError
-from custody.ledger import Ledger
+from custody.ledger import tlog
+from custody.ledger.events import Ledger
+from custody.ledger.signing import public_keys
 from custody.models import SignedRecord
-from custody.signing import public_keys
+from custody.state.egress import SignedReceipt, hand_out
 from custody.stores import ObjectStore
 
 

@@ -1,1 +1,12 @@
-"""starter/local"""
+"""The embedded stack (``custody up``/``down``) and the Web UI's codec server.
+
+codec_server    The Temporal Web UI's remote codec endpoint (``custody codec-server`` runs it).
+codec_sessions  Browser sessions of the codec server: what its cookie carries instead of the token.
+stack           The embedded stack: Temporal dev server on SQLite, its Web UI, both workers.
+"""
+
+__all__ = [
+    "codec_server",
+    "codec_sessions",
+    "stack",
+]

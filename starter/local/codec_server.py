@@ -31,9 +31,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from temporalio.api.common.v1 import Payloads
 
-from custody.codec import EncryptionCodec
 from custody.errors import Code, ConfigurationError
-from custody.keys import Keyring, require_keyring
+from custody.keys.codec import EncryptionCodec
+from custody.keys.keyring import Keyring, require_keyring
 from custody.settings import Settings
 from starter.local.codec_sessions import Sessions, require_strong_token, token_matches
 

@@ -32,10 +32,10 @@ from temporalio.testing import WorkflowEnvironment
 
 from custody.converter import data_converter
 from custody.errors import ConfigurationError
-from custody.keys import ensure_dev_keyring
+from custody.keys.keyring import ensure_dev_keyring
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
-from starter.client.connect import connect_temporal
+from custody.temporal import connect_temporal
 from starter.local.codec_server import codec_endpoint
 
 CODEC = "starter.local.codec_server"

@@ -19,7 +19,7 @@ from activities.scratch import StagingArea
 from activities.validation import ValidationActivities
 from custody import ids
 from custody.canonical import canonical_json
-from custody.ledger import Ledger
+from custody.ledger.events import Ledger
 from custody.models import EvidencePacket, ValidateInput
 from custody.settings import Limits
 from custody.stores.local import LocalStore

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from custody import field_index
 from custody.fields import Classification, DocType, Extraction, FoundField
-from custody.keys import init_keyring
+from custody.keys.keyring import init_keyring
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 

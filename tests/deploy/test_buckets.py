@@ -17,9 +17,9 @@ import boto3
 from moto import mock_aws
 
 from custody import ids
-from custody.retention import evidence_keys
 from custody.stores.local import LocalStore
 from custody.stores.s3 import EVIDENCE_PREFIXES
+from starter.evidence.retention import evidence_keys
 from tests.deploy.conftest import DEPLOY
 
 S3 = DEPLOY / "s3"
@@ -85,7 +85,7 @@ def test_buckets_policy_denies_deleting_evidence_and_nothing_the_code_deletes() 
     expiring = _expiring(_json("evidence/lifecycle.json")["Rules"])
     assert not [p for p in EVIDENCE_PREFIXES if p in expiring]
     # intake/ holds a quarantined document's only copy: only the worker's sweep,
-    # which knows what is held (custody.scratch_expiry.held), may expire it.
+    # which knows what is held (custody.stores.expiry.held), may expire it.
     assert "intake/" not in expiring
 
 

@@ -21,8 +21,8 @@ import pytest
 from pydantic import SecretStr
 
 from custody import ids
-from custody.scratch_expiry import expire, max_ages
 from custody.settings import Settings
+from custody.stores.expiry import expire, max_ages
 from custody.stores.s3 import S3Store, client_from_settings
 from tests.deploy.conftest import DEPLOY
 

@@ -8,11 +8,11 @@ from uuid import uuid4
 import pytest
 from temporalio.client import Client
 
-from custody import keys
 from custody.converter import data_converter
 from custody.errors import Code, SealInvalid
+from custody.keys import keyring as keys
 from custody.settings import Settings
-from starter.client.connect import connect_temporal
+from custody.temporal import connect_temporal
 
 
 async def test_codec_production_refuses_plaintext_payload(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ import pytest
 from google.protobuf import json_format
 from temporalio.api.common.v1 import Payloads
 
-from custody import keys
 from custody.converter import data_converter
-from custody.keys import Keyring
+from custody.keys import keyring as keys
+from custody.keys.keyring import Keyring
 from starter.local.codec_server import COOKIE, create_app
 
 UI = "http://localhost:8233"

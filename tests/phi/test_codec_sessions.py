@@ -9,9 +9,9 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from custody import keys
 from custody.errors import Code, ConfigurationError
-from custody.keys import Keyring
+from custody.keys import keyring as keys
+from custody.keys.keyring import Keyring
 from custody.settings import Settings
 from starter.local.codec_server import COOKIE, LOGIN_MAX_BYTES, codec_token, create_app
 from starter.local.codec_sessions import MAX_SESSIONS, SESSION_TTL_S, Sessions

@@ -30,14 +30,14 @@ from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 
 from custody import egress as eg
-from custody import keys
-from custody.codec import EncryptionCodec
 from custody.converter import data_converter
-from custody.egress_store import add_recipient
 from custody.errors import Code
-from custody.keys import Keyring
+from custody.keys import keyring as keys
+from custody.keys.codec import EncryptionCodec
+from custody.keys.keyring import Keyring
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
+from custody.state.egress import add_recipient
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client.connect import CustodyClient

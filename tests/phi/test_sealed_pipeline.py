@@ -40,11 +40,11 @@ import uvicorn
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
-from custody import keys
-from custody.codec import ENCODING, KEY_ID
 from custody.converter import data_converter
 from custody.errors import Code
-from custody.keys import Keyring, TenantShredded
+from custody.keys import keyring as keys
+from custody.keys.codec import ENCODING, KEY_ID
+from custody.keys.keyring import Keyring, TenantShredded
 from custody.models import DocState
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings

@@ -22,8 +22,9 @@ import pytest
 from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
-from custody import ids, keys
+from custody import ids
 from custody.errors import NotFound
+from custody.keys import keyring as keys
 from custody.models import DocState, DocumentResult
 from custody.settings import Settings
 from custody.stores.local import LocalStore

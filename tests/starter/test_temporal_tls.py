@@ -22,7 +22,7 @@ from pydantic import SecretStr, ValidationError
 from temporalio.api.workflowservice.v1 import GetSystemInfoRequest
 
 from custody.settings import Settings
-from starter.client.connect import connect_temporal, tls_config
+from custody.temporal import connect_temporal, tls_config
 
 SERVER_NAME = "temporal.custody.test"
 

@@ -12,8 +12,8 @@ import pytest
 
 from activities.engines.rapid import RapidOcrEngine
 from activities.engines.selection import configured_engine, describe, give_cores
-from custody.ocr_config import ConfigRegistry
 from custody.settings import Settings
+from custody.state.ocr_config import ConfigRegistry
 from custody.stores.local import LocalStore
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ from temporalio import activity, workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from custody.pools import MAX_LIMIT, read_limits, set_limit
+from custody.state.pools import MAX_LIMIT, read_limits, set_limit
 from custody.stores.local import LocalStore
 from starter.cli.pools import register  # noqa: F401  (the CLI module imports cleanly)
 from tests.helpers import make_settings

@@ -11,7 +11,7 @@ from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState
 from custody.queues import SA_REASON, SA_STATE
-from custody.textmetrics import cer, word_f1
+from starter.bench.textmetrics import cer, word_f1
 from starter.client.read import result
 from starter.client.submit import submit, wait
 from tests.helpers import CountingEngine, FailingEngine, Rig

@@ -22,12 +22,12 @@ from temporalio.client import Client
 from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
-from custody.egress_store import add_policy, add_recipient
 from custody.fields import DocType, Extraction
-from custody.keys import init_keyring, keys_dir
+from custody.keys.keyring import init_keyring, keys_dir
 from custody.models import DocState, SignedRecord
-from custody.rules import Action, FieldsPolicy, TypeRules, set_policy
 from custody.settings import Settings
+from custody.state.egress import add_policy, add_recipient
+from custody.state.rules import Action, FieldsPolicy, TypeRules, set_policy
 from custody.stores import ObjectStore, open_store
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait

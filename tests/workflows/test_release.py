@@ -18,24 +18,24 @@ from activities.egress import provenance
 from activities.egress.pdfmeta import read_identity
 from activities.engines.base import OcrEngine
 from custody import egress as eg
-from custody.egress_store import (
+from custody.errors import EgressRefused
+from custody.ledger.events import Ledger
+from custody.ledger.signing import public_keys
+from custody.settings import Settings
+from custody.state.egress import (
     SignedReceipt,
     add_policy,
     add_recipient,
     egress_events,
     revoke_recipient,
 )
-from custody.egress_verify import stored_receipt_checks
-from custody.errors import EgressRefused
-from custody.ledger import Ledger
-from custody.settings import Settings
-from custody.signing import public_keys
 from custody.stores.local import LocalStore
-from custody.trust import TrustAnchors
-from custody.verification import verify_ledger
 from starter.client.connect import CustodyClient
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
+from starter.evidence.trust import TrustAnchors
+from starter.evidence.verify.document import verify_ledger
+from starter.evidence.verify.egress import stored_receipt_checks
 from tests.helpers import make_settings, recipient, running_pipeline, spawn_worker
 from tests.workflows.test_replay import replay_and_keep
 

@@ -25,13 +25,13 @@ from temporalio.client import Client, WorkflowHandle
 
 from activities.engines.base import OcrEngine
 from custody import egress as eg
-from custody.egress_store import SignedReceipt, add_recipient, egress_events
-from custody.egress_verify import stored_receipt_checks
-from custody.ledger import Ledger
+from custody.ledger.events import Ledger
+from custody.ledger.signing import public_keys
 from custody.settings import Settings
-from custody.signing import public_keys
+from custody.state.egress import SignedReceipt, add_recipient, egress_events
 from custody.stores.local import LocalStore
 from starter.client.release import release, wait_release
+from starter.evidence.verify.egress import stored_receipt_checks
 from tests.activities.egress.test_channels import _free_port, _Recipient
 from tests.helpers import make_settings, publish_scan, recipient, running_pipeline
 

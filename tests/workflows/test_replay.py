@@ -26,8 +26,8 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
 from activities.engines.base import OcrEngine
-from custody import keys
 from custody.converter import data_converter
+from custody.keys import keyring as keys
 from custody.models import DocState
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore

@@ -11,12 +11,12 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from custody import ids
+from custody.ledger.signing import public_keys
 from custody.models import DocState
-from custody.signing import public_keys
 from custody.stores.s3 import S3Store
-from custody.trust import TrustAnchors
-from custody.verification import verify_document
 from starter.client.submit import submit, wait
+from starter.evidence.trust import TrustAnchors
+from starter.evidence.verify.document import verify_document
 from tests.helpers import make_settings, running_pipeline
 
 

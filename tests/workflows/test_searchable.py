@@ -26,15 +26,15 @@ from activities.pages.searchable import searchable_pdf
 from activities.pages.textlayer import ENGINE as TEXT_LAYER_ENGINE
 from activities.scratch import StagingArea
 from custody import ids
-from custody.ledger import Ledger
+from custody.ledger.events import Ledger
+from custody.ledger.signing import public_keys
 from custody.models import DocState, OcrInput, OcrResult, PageText, Word
 from custody.settings import Limits
-from custody.signing import public_keys
 from custody.stores.local import LocalStore
-from custody.trust import TrustAnchors
-from custody.verification import verify_document
 from starter.client.read import result
 from starter.client.submit import submit, wait
+from starter.evidence.trust import TrustAnchors
+from starter.evidence.verify.document import verify_document
 from tests.activities.pages.test_textlayer import _born_digital
 from tests.helpers import CountingEngine, make_settings, running_pipeline
 

@@ -21,7 +21,7 @@ from PIL import Image
 from activities.engines.base import EasyOcrEngine, mean_confidence, reading_order_text
 from activities.pages.raster import iter_pages
 from custody.models import PageText, Word
-from custody.textmetrics import cer, word_f1
+from starter.bench.textmetrics import cer, word_f1
 
 pytestmark = pytest.mark.slow
 

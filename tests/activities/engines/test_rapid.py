@@ -26,10 +26,10 @@ from activities.pages.searchable import searchable_pdf
 from custody.cpus import CpuPlan
 from custody.errors import ConfigurationError, HelperError
 from custody.models import PageText
-from custody.ocr_config import ConfigRegistry
 from custody.settings import Settings
+from custody.state.ocr_config import ConfigRegistry
 from custody.stores.local import LocalStore
-from custody.textmetrics import word_f1
+from starter.bench.textmetrics import word_f1
 
 pytestmark = pytest.mark.slow
 

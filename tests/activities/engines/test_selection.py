@@ -8,8 +8,8 @@ import pytest
 
 from activities.engines.selection import configured_engine, describe
 from custody.errors import ConfigurationError
-from custody.ocr_config import ConfigRegistry
 from custody.settings import Settings
+from custody.state.ocr_config import ConfigRegistry
 from custody.stores.local import LocalStore
 
 

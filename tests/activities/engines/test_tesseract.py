@@ -24,7 +24,7 @@ from activities.engines.tesseract import TesseractEngine, _parse_tsv, _run_tesse
 from activities.pages.raster import GrayPage, iter_pages
 from custody.models import PageText
 from custody.settings import Settings
-from custody.textmetrics import word_f1
+from starter.bench.textmetrics import word_f1
 
 pytestmark = pytest.mark.slow
 

@@ -20,8 +20,8 @@ from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.service import Redactor
 from activities.redact.view import SignedView
 from activities.scratch import StagingArea
+from custody.ledger.signing import signer_from_settings
 from custody.settings import Settings
-from custody.signing import signer_from_settings
 from custody.stores import ObjectStore
 from starter.bench.referrals import write_set
 from starter.client.submit import submit, wait

@@ -15,7 +15,7 @@ from activities.redact.plan import normal
 from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.view import SignedView
 from custody.canonical import canonical_json
-from custody.ledger import Event, Ledger
+from custody.ledger.events import Event, Ledger
 from custody.models import EventRef
 from custody.redactions import REDACTION_EVENT, view_key
 from custody.stores import ObjectStore

@@ -23,8 +23,8 @@ from activities.redact.plan import normal
 from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.view import SignedView
 from custody import egress as eg
-from custody.egress_store import add_policy, add_recipient
 from custody.redactions import view_key
+from custody.state.egress import add_policy, add_recipient
 from starter.bench.referrals import write_set
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait

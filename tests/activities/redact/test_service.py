@@ -19,8 +19,8 @@ from activities.redact.service import Redactor
 from activities.redact.view import SignedView, view_problems
 from activities.scratch import StagingArea
 from custody import ids
+from custody.ledger.signing import public_keys, signer_from_settings
 from custody.redactions import view_key
-from custody.signing import public_keys, signer_from_settings
 from starter.bench.referrals import write_set
 from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline

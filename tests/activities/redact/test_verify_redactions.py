@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from activities.redact.policy import DEFAULT_REDACTION
+from custody.ledger.signing import public_keys
 from custody.redactions import view_key
-from custody.signing import public_keys
 from custody.stores.local import LocalStore
-from custody.trust import TrustAnchors
-from custody.verification import verify_document
+from starter.evidence.trust import TrustAnchors
+from starter.evidence.verify.document import verify_document
 from tests.activities.redact.conftest import APPROVER, Viewed
 
 pytestmark = pytest.mark.slow

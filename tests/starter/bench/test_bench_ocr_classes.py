@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from activities.pages.raster import iter_pages
-from custody.textmetrics import word_f1
 from starter.bench import bare
+from starter.bench.textmetrics import word_f1
 
 _PHOTO = "tess_phototest.tif"
 

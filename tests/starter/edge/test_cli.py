@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from custody.pools import read_limits
 from custody.settings import Settings
+from custody.state.pools import read_limits
 from custody.stores import open_store
 from starter.cli.registry import build_parser
 from starter.edge import tenants

@@ -21,8 +21,8 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from custody import egress as eg
-from custody.egress_store import add_recipient, egress_events, revoke_recipient
 from custody.settings import Settings
+from custody.state.egress import add_recipient, egress_events, revoke_recipient
 from custody.stores.local import LocalStore
 from starter.client.connect import CustodyClient
 from starter.edge import tenants

@@ -5,8 +5,8 @@ from __future__ import annotations
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from custody import tracing
 from custody.stores.local import LocalStore
-from starter.client import tracing
 from starter.client.connect import CustodyClient
 from starter.client.submit import wait
 from tests.helpers import running_pipeline

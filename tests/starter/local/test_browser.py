@@ -22,7 +22,7 @@ from uuid import uuid4
 import pytest
 import uvicorn
 
-from custody.keys import ensure_dev_keyring
+from custody.keys.keyring import ensure_dev_keyring
 from custody.settings import Settings
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit

@@ -1,0 +1,62 @@
+"""The witness as a second S3 bucket with Object Lock, spoken to over HTTP (moto server).
+
+A worker can add checkpoints to the witness bucket but cannot take one back: a
+versioned delete is refused under COMPLIANCE retention, and a plain delete only
+hides the note behind a delete marker, which ``audit verify`` reads through.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from botocore.exceptions import ClientError
+from pydantic import SecretStr
+
+from custody.ledger.checkpoints import Notary, open_witness, witness_key
+from custody.ledger.events import Ledger, checkpoint_key, event_key
+from custody.ledger.signing import rotate
+from custody.settings import Settings
+from custody.stores.local import LocalStore
+from custody.stores.s3 import S3Store
+from starter.evidence.verify.audit import verify_log
+
+
+@pytest.fixture
+def witness(moto_endpoint: str, tmp_path: Path) -> S3Store:
+    settings = Settings(
+        home=tmp_path,
+        s3_endpoint_url=moto_endpoint,
+        s3_access_key_id=SecretStr("testing"),
+        s3_secret_access_key=SecretStr("testing"),
+        witness_s3_bucket=f"witness-{uuid.uuid4().hex[:12]}",
+        witness_lock_days=1,
+    )
+    found = open_witness(settings)
+    assert isinstance(found, S3Store)
+    found.ensure_bucket(object_lock=True)  # the operator's bucket, made once
+    return found
+
+
+def test_witness_s3_hidden_note_still_exposes_truncation(witness: S3Store, tmp_path: Path) -> None:
+    """Notes are locked; a delete marker hides the newest, yet verify reads every version."""
+    signer = rotate(tmp_path / "signing")
+    store = LocalStore(tmp_path / "objects")
+    ledger = Ledger(store, "t", Notary(signer, witness))
+    for kind in ("staged", "rejected", "quarantine_release"):
+        ledger.append(kind, sha256="ab" * 32)
+    newest = witness_key("t", 3)
+    head = witness.client.head_object(Bucket=witness.bucket, Key=newest)
+    assert head["ObjectLockMode"] == "COMPLIANCE"
+    with pytest.raises(ClientError, match="AccessDenied"):
+        witness.client.delete_object(Bucket=witness.bucket, Key=newest, VersionId=head["VersionId"])
+    witness.client.delete_object(Bucket=witness.bucket, Key=newest)  # only hides it
+    assert not witness.exists(newest)
+    for key in (event_key("t", 3), checkpoint_key("t", 3), f"ledger/t/by-doc/{'ab' * 32}/{3:012d}"):
+        (store.root / key).unlink()
+    keys = {signer.kid: signer.public_record()}
+    report = verify_log(store, "t", keys, witness)
+    failed = {c.name: c.detail for c in report.checks if not c.ok}
+    assert set(failed) == {"ledger.witness"}
+    assert "covers 3 events, the log has 2 (truncated)" in failed["ledger.witness"]

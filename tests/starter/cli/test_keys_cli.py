@@ -1,0 +1,49 @@
+"""``custody keys``: per-tenant KEK rotation from the command line, no key material printed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from custody.keys import keyring as keys
+from custody.stores.local import LocalStore
+from custody.stores.sealed import SealedStore
+
+
+def _keys(home: Path, *args: str) -> tuple[int, Any, str]:
+    env = {**os.environ, "CUSTODY_HOME": str(home)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "starter.cli.main", "keys", *args, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else None, proc.stdout
+
+
+def test_keys_cli_rotate_tenant_kek_new_objects_use_it_old_ones_open(tmp_path: Path) -> None:
+    """``keys rotate --tenant T`` adds T's KEK version 1: objects written after name it,
+    objects written before still open, other tenants and the payload keys are unchanged."""
+    home = tmp_path / "home"
+    rc, init, _ = _keys(home, "init", "--development")
+    assert rc == 0 and init["development"] is True
+    directory = home / "keys"
+    store = SealedStore(LocalStore(tmp_path / "objects"), keys.require_dir_keyring(directory))
+    store.create("records/clinic-a/old", b"before")
+    rc, rotated, out = _keys(home, "rotate", "--tenant", "clinic-a")
+    assert rc == 0 and rotated == {"tenant": "clinic-a", "kek_version": 1}
+    store.create("records/clinic-a/new", b"after")
+    raw = tmp_path / "objects" / "records" / "clinic-a"
+    assert (raw / "new").read_bytes()[:6] == b"CSTK\x00\x01"
+    assert store.get("records/clinic-a/old") == b"before"
+    assert store.get("records/clinic-a/new") == b"after"
+    rc, listed, out = _keys(home, "list")
+    assert rc == 0 and listed["tenants"] == {"_": "active", "clinic-a": "active"}
+    assert [k["id"] for k in listed["payload_keys"]] == [init["payload_key"]]
+    secret = (directory / "kek-clinic-a.1.key").read_text().strip()
+    assert secret not in out and secret not in json.dumps(rotated)

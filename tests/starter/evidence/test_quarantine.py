@@ -1,0 +1,91 @@
+"""Quarantine review: list, release (runs again, recorded) and reject (final, recorded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from temporalio.client import Client
+
+from activities.engines.base import OcrEngine
+from custody.ledger.events import Ledger
+from custody.models import DocState
+from starter.client.submit import submit, wait
+from tests.helpers import FailingEngine, make_settings, running_pipeline
+from tests.starter.cli.test_cli import custody_cli
+
+
+async def test_quarantine_release_reruns_and_reject_is_final(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path: Path,
+    corpus: Path,
+    ocr_engine: OcrEngine,
+    tenant: str,
+) -> None:
+    """Two documents quarantined by an OCR fault: one released and published, one rejected."""
+    # FailingEngine crashes on every page, which the OCR breaker rightly counts as
+    # the engine being down: two documents x three attempts would open it after
+    # CUSTODY_BREAKER_FAILURES=5 and end the second document CIRCUIT_OPEN. This
+    # test is about quarantine review, not the breaker (tests/workers/test_breaker.py).
+    settings = make_settings(tmp_path, temporal_address, breaker_failures=1000)
+    scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
+    async with running_pipeline(temporal_client, settings, FailingEngine(ocr_engine)) as custody:
+        subs = [
+            await submit(custody, scan + pad, tenant=tenant, source_id="fax-line-2")
+            for pad in (b"", b"\0")
+        ]
+        for sub in subs:
+            assert (await wait(custody, sub.sha256, tenant=tenant)).code == "OCR_ERROR"
+    keep, drop = subs
+    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+        rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=tenant)
+        assert rc == 0 and {d["sha256"] for d in listed} == {keep.sha256, drop.sha256}
+        rc, _ = await custody_cli(
+            settings,
+            "quarantine",
+            "reject",
+            drop.sha256,
+            "--by",
+            "auditor-1",
+            "--reason",
+            "unreadable original",
+            tenant=tenant,
+        )
+        assert rc == 0
+        rc, out = await custody_cli(
+            settings,
+            "quarantine",
+            "release",
+            keep.sha256,
+            "--by",
+            "auditor-1",
+            "--reason",
+            "OCR fixed",
+            tenant=tenant,
+        )
+        assert rc == 0 and out["run_id"]
+        res = await wait(custody, keep.sha256, tenant=tenant)
+        rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=tenant)
+        rc2, found = await custody_cli(
+            settings,
+            "evidence",
+            "find",
+            "--source-id",
+            "fax-line-2",
+            "--state",
+            "published",
+            tenant=tenant,
+        )
+        rc3, verified = await custody_cli(settings, "verify", keep.sha256, tenant=tenant)
+    assert res.state is DocState.PUBLISHED and res.run_id == out["run_id"]
+    assert rc == 0 and listed == []
+    assert rc2 == 0 and [d["sha256"] for d in found] == [keep.sha256]
+    assert rc3 == 0 and verified["ok"] is True
+    ledger = Ledger(custody.store, tenant)
+    kinds = [(e.kind, e.actor) for e in ledger.for_document(keep.sha256)]
+    assert ("quarantine_release", "auditor-1") in kinds and kinds[-1][0] == "verified"
+    assert ("quarantine_reject", "auditor-1") in [
+        (e.kind, e.actor) for e in ledger.for_document(drop.sha256)
+    ]
+    # The reason is kept in the decision object; only its hash is in the ledger.
+    assert all("OCR fixed" not in str(e.detail) for e in ledger.for_document(keep.sha256))

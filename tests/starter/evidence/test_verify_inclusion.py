@@ -1,0 +1,215 @@
+"""``custody verify``: each of a document's events proven in the signed log, against pinned keys.
+
+A real scan is published once for the module (dev server, default engine); each
+CLI case alters its own copy of the store and signing folder. The log-level cases
+build a small notarised ledger directly, with a witness folder beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from activities.engines.base import OcrEngine
+from custody import ids
+from custody.errors import Code, ConfigurationError
+from custody.ledger.checkpoints import Notary
+from custody.ledger.events import Ledger, checkpoint_key, event_key
+from custody.ledger.signing import Signer, rotate
+from custody.models import SignedRecord
+from custody.settings import Settings
+from custody.stores.local import LocalStore
+from starter.cli.output import Exit
+from starter.evidence.trust import TrustAnchors, fingerprint
+from starter.evidence.verify.proofs import LogProofs
+from tests.helpers import custody_cli, make_settings, publish_scan, running_pipeline
+
+DOC, OTHER = "a" * 64, "b" * 64
+
+
+class Published:
+    def __init__(self, settings: Settings, sha256: str, tenant: str) -> None:
+        self.settings, self.sha256, self.tenant = settings, sha256, tenant
+
+
+@pytest.fixture(scope="module")
+async def published(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    corpus: Path,
+    ocr_engine: OcrEngine,
+) -> Published:
+    tenant = "inclusion-" + os.urandom(4).hex()
+    settings = make_settings(tmp_path_factory.mktemp("inclusion"), temporal_address)
+    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+        sha256 = await publish_scan(custody, corpus, tenant)
+    return Published(settings, sha256, tenant)
+
+
+def _copy(p: Published, home: Path) -> tuple[Settings, LocalStore]:
+    """The published store and signing folder under a home of the test's own."""
+    settings = p.settings.model_copy(update={"home": home})
+    shutil.copytree(p.settings.signing_path, settings.signing_path)
+    shutil.copytree(p.settings.objects_dir, settings.objects_dir)
+    return settings, LocalStore(settings.objects_dir)
+
+
+def _packet_event(store: LocalStore, p: Published) -> Path:
+    """The file of the document's ``validated`` event, the one its record pins."""
+    record = SignedRecord.model_validate_json(store.get(ids.record_key(p.sha256, p.tenant))).record
+    assert record.packet_event is not None
+    return store.root / event_key(p.tenant, record.packet_event.seq)
+
+
+def _failed(out: dict[str, object]) -> dict[str, str]:
+    reports = out["reports"]
+    assert isinstance(reports, list)
+    return {c["name"]: c["detail"] for r in reports for c in r["checks"] if not c["ok"]}
+
+
+async def test_verify_inclusion_untouched_document_is_proven_with_the_local_keyring(
+    published: Published, tmp_path: Path
+) -> None:
+    """Every event of a published document is in the signed log; the report names its trust."""
+    settings, _ = _copy(published, tmp_path)
+    rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
+    assert rc == Exit.OK and out["ok"], out
+    report = out["reports"][0]
+    assert report["trust"] == "local-keyring"
+    inclusion = [c for c in report["checks"] if c["name"] == "ledger.inclusion"]
+    assert inclusion and inclusion[0]["ok"] and "events in checkpoint" in inclusion[0]["detail"]
+
+
+async def test_verify_inclusion_deleted_event_fails_ledger_inclusion(
+    published: Published, tmp_path: Path
+) -> None:
+    """The document's packet event deleted from the store: its leaf is not in the checkpoint."""
+    settings, store = _copy(published, tmp_path)
+    path = _packet_event(store, published)
+    seq = int(path.stem)
+    path.unlink()
+    rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
+    failed = _failed(out)
+    assert rc == Exit.VERIFY_FAILED and "ledger.inclusion" in failed, out
+    assert f"event {seq} (leaf {seq - 1}) missing" in failed["ledger.inclusion"]
+    assert published.sha256 not in failed["ledger.inclusion"]  # seqs and leaves, no hashes
+
+
+async def test_verify_inclusion_reordered_events_fail_ledger_inclusion(
+    published: Published, tmp_path: Path
+) -> None:
+    """Two of the document's events swapped in place: neither proves as its leaf any more."""
+    settings, store = _copy(published, tmp_path)
+    path = _packet_event(store, published)
+    before = path.with_name(f"{int(path.stem) - 1:012d}.json")
+    a, b = path.read_bytes(), before.read_bytes()
+    path.write_bytes(b)
+    before.write_bytes(a)
+    rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
+    failed = _failed(out)
+    assert rc == Exit.VERIFY_FAILED and "not in checkpoint" in failed["ledger.inclusion"], out
+
+
+async def test_verify_inclusion_checkpoint_signed_by_a_rogue_key_fails(
+    published: Published, tmp_path: Path
+) -> None:
+    """The newest checkpoint re-signed by a key published into the store is not trusted."""
+    settings, store = _copy(published, tmp_path)
+    rogue = rotate(tmp_path / "rogue")
+    rogue.publish(store)
+    ledger = Ledger(store, published.tenant)
+    size = max(ledger.checkpoint_sizes())
+    (store.root / checkpoint_key(published.tenant, size)).unlink()
+    Notary(rogue).seal(ledger, size)  # the same tree head, signed by the rogue key
+    rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
+    failed = _failed(out)
+    assert rc == Exit.VERIFY_FAILED, out
+    assert failed["ledger.inclusion"] == f"checkpoint {size} not signed by a trusted key"
+
+
+async def test_verify_inclusion_all_reports_a_corrupt_record_and_verifies_the_rest(
+    published: Published, tmp_path: Path
+) -> None:
+    """``verify --all``: a record that no longer parses is its document's FAIL
+    (``record.parse``), the other document still passes, and the exit status is 8."""
+    settings, store = _copy(published, tmp_path)
+    broken = "c" * 64
+    (store.root / ids.record_key(broken, published.tenant)).write_bytes(b'{"record": {"sha')
+    rc, out = await custody_cli(settings, "verify", "--all", tenant=published.tenant)
+    assert rc == Exit.VERIFY_FAILED and out["passed"] == 1 and out["failed"] == 1, out
+    by_subject = {r["subject"]: r for r in out["reports"]}
+    bad = by_subject[ids.workflow_id(broken, published.tenant)]
+    assert "record.parse" in {c["name"] for c in bad["checks"] if not c["ok"]}
+    assert by_subject[ids.workflow_id(published.sha256, published.tenant)]["ok"]
+
+
+async def test_verify_inclusion_production_without_a_pinned_key_is_refused(
+    published: Published, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CUSTODY_ENV=production with no CUSTODY_TRUST_FPRS nor --trust: TRUST_ANCHOR_MISSING,
+    before any document is read; the local keyring is not a fallback there."""
+    settings, _ = _copy(published, tmp_path)
+    with pytest.raises(ConfigurationError) as err:
+        TrustAnchors.from_settings(settings.model_copy(update={"env": "production"}))
+    assert err.value.code is Code.TRUST_ANCHOR_MISSING
+    monkeypatch.setenv("CUSTODY_ENV", "production")
+    rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
+    assert rc == Exit.CONFIG and out["error"] == Code.TRUST_ANCHOR_MISSING, out
+
+
+def _log(tmp_path: Path) -> tuple[Ledger, Signer, LocalStore]:
+    """A notarised ledger of two documents' events, each append witnessed."""
+    signer, witness = rotate(tmp_path / "signing"), LocalStore(tmp_path / "witness")
+    ledger = Ledger(LocalStore(tmp_path / "objects"), "t", Notary(signer, witness))
+    for sha256 in (DOC, OTHER, DOC, OTHER, DOC):
+        ledger.append("staged", sha256=sha256)
+    return ledger, signer, witness
+
+
+def _mine(ledger: Ledger) -> set[int]:
+    return {e.seq for e in ledger.for_document(DOC)}
+
+
+def test_verify_inclusion_witnessed_checkpoint_proves_the_documents_events(tmp_path: Path) -> None:
+    """With a witness, the proof is against its newest note; later events are only counted."""
+    ledger, signer, witness = _log(tmp_path)
+    keys = {signer.kid: signer.public_record()}
+    ledger.notary = None  # an append nobody sealed: beyond every checkpoint
+    ledger.append("verified", sha256=DOC)
+    check = LogProofs(witness).check(ledger, _mine(ledger), keys)
+    assert check.ok, check
+    assert check.detail == "3 events in witnessed checkpoint 5; 1 after it, not yet checkpointed"
+
+
+def test_verify_inclusion_witness_catches_a_rewritten_store_log(tmp_path: Path) -> None:
+    """Another document's event altered and the store's checkpoints re-sealed by the same
+    key: the store agrees with itself, the witness's note still does not."""
+    ledger, signer, witness = _log(tmp_path)
+    keys = {signer.kid: signer.public_record()}
+    path = Path(tmp_path / "objects" / event_key("t", 2))
+    path.write_bytes(path.read_bytes().replace(b'"staged"', b'"stagex"'))
+    for size in ledger.checkpoint_sizes():
+        Path(tmp_path / "objects" / checkpoint_key("t", size)).unlink()
+    Notary(signer).seal(ledger, 5)
+    assert LogProofs().check(ledger, _mine(ledger), keys).ok  # the store alone is fooled
+    check = LogProofs(witness).check(ledger, _mine(ledger), keys)
+    assert not check.ok and "event 1 (leaf 0) not in witnessed checkpoint 5" in check.detail
+
+
+def test_verify_inclusion_untrusted_keys_prove_nothing(tmp_path: Path) -> None:
+    """Pinned to another key, the genuine checkpoint is not trusted: KEY-less proofs fail."""
+    ledger, signer, witness = _log(tmp_path)
+    other = rotate(tmp_path / "other")
+    assert (
+        TrustAnchors.pinned([fingerprint(other.public)]).trusted(
+            {signer.kid: signer.public_record()}
+        )
+        == {}
+    )
+    check = LogProofs(witness).check(ledger, _mine(ledger), {})
+    assert not check.ok and check.detail == "the witness holds no checkpoint a trusted key signed"
