@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy, SearchAttributeKey
+from temporalio.common import SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -65,59 +64,31 @@ class ReleaseWorkflow:
             workflow_id=workflow.info().workflow_id,
         )
         try:
-            prepared = await self._step(
-                "prepare",
-                "custody.release.prepare",
-                inp,
-                eg.Prepared,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
-            )
+            prepared = await self._step(r.PREPARE, "custody.release.prepare", inp, eg.Prepared)
         except ReleaseStepFailed as f:
             # Nothing rendered, nothing left: a refusal, or a store that stayed down.
             state = eg.ReleaseState.REFUSED if f.code in _REFUSALS else eg.ReleaseState.FAILED
             return self._end(result, state, f.code, inp)
         result.policy = prepared.policy.name
         try:
-            rendered = await self._step(
-                "render",
-                "custody.release.render",
-                prepared,
-                eg.Rendered,
-                r.RELEASE_RENDER_TIMEOUT,
-                r.RELEASE_RENDER_RETRY,
-            )
+            rendered = await self._step(r.RENDER, "custody.release.render", prepared, eg.Rendered)
             result.files = rendered.files
-            recorded = await self._step(
-                "record",
-                "custody.release.record",
-                rendered,
-                eg.Recorded,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
-            )
+            recorded = await self._step(r.RECORD, "custody.release.record", rendered, eg.Recorded)
         except ReleaseStepFailed as f:
             return self._end(result, eg.ReleaseState.FAILED, f.code, inp)  # nothing left yet
         try:
             delivered = await self._step(
-                "deliver",
-                "custody.release.deliver",
-                recorded,
-                eg.Delivered,
-                r.RELEASE_DELIVER_TIMEOUT,
-                _delivery_retry(inp),
+                r.deliver(inp.delivery), "custody.release.deliver", recorded, eg.Delivered
             )
         except ReleaseStepFailed as f:
             await self._close(recorded, f.code)
             return self._end(result, eg.ReleaseState.FAILED, f.code, inp)
         try:
             receipt = await self._step(
-                "receipt",
+                r.RECEIPT,
                 "custody.release.receipt",
                 eg.ReceiptInput(recorded=recorded, delivered=delivered),
                 eg.ReceiptRef,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
             )
         except ReleaseStepFailed as f:
             # The packet arrived; only its receipt is missing, which ``egress verify`` shows.
@@ -129,23 +100,13 @@ class ReleaseWorkflow:
         """Append ``egress.failed``; if even that fails, the result still says failed."""
         with contextlib.suppress(ReleaseStepFailed):
             await self._step(
-                "close",
+                r.CLOSE,
                 "custody.release.close",
                 eg.CloseInput(recorded=recorded, code=code),
                 eg.Recorded,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
             )
 
-    async def _step(
-        self,
-        name: str,
-        activity: str,
-        arg: InT,
-        result_type: type[OutT],
-        timeout: timedelta,
-        retry: RetryPolicy,
-    ) -> OutT:
+    async def _step(self, step: r.Step, activity: str, arg: InT, result_type: type[OutT]) -> OutT:
         """Run one activity by its registered name; a final failure is ``ReleaseStepFailed``."""
         call: Callable[..., Awaitable[OutT]] = workflow.execute_activity
         try:
@@ -153,16 +114,16 @@ class ReleaseWorkflow:
                 activity,
                 arg,
                 result_type=result_type,
-                start_to_close_timeout=timeout,
-                heartbeat_timeout=r.RELEASE_HEARTBEAT,
-                retry_policy=retry,
+                start_to_close_timeout=step.timeout,
+                heartbeat_timeout=step.heartbeat,
+                retry_policy=step.retry,
             )
         except ActivityError as err:
             cause = err.cause
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
-            self._attempts[name] = self._attempts.get(name, 0) + 1
+            self._attempts[step.name] = self._attempts.get(step.name, 0) + 1
             raise ReleaseStepFailed(code or Code.INTERNAL.value) from err
-        self._attempts[name] = self._attempts.get(name, 0) + 1
+        self._attempts[step.name] = self._attempts.get(step.name, 0) + 1
         return out
 
     def _end(
@@ -191,14 +152,3 @@ class ReleaseWorkflow:
     @workflow.query
     def state(self) -> str:
         return self._state.value
-
-
-def _delivery_retry(inp: eg.ReleaseInput) -> RetryPolicy:
-    """Delivery waits out a recipient that is down, then fails with the channel's code."""
-    return RetryPolicy(
-        initial_interval=timedelta(seconds=inp.delivery.initial_interval_s),
-        backoff_coefficient=2.0,
-        maximum_interval=timedelta(seconds=inp.delivery.maximum_interval_s),
-        maximum_attempts=inp.delivery.max_attempts,
-        non_retryable_error_types=r.NEVER_RETRY,
-    )

@@ -30,6 +30,19 @@ from workflows.document import REASON_KEY, STATE_KEY, DocumentWorkflow
 
 ALL_STEPS = ["accepted", "staged", "validated", "recognised", "published"]
 
+#: What each step is scheduled with, as the workflow scheduled it before the step table
+#: (workflows/retries.py): start-to-close, heartbeat and schedule-to-start in seconds
+#: (0: none), then the retry's first interval, longest interval and attempts. The
+#: workflow is pinned: a change here is a new command for documents in flight.
+PINNED_OPTIONS = {
+    "custody.stage": (120, 20, 1800, (1, 30, 5)),
+    "custody.validate": (120, 20, 1800, (1, 30, 5)),
+    "custody.ocr": (1800, 45, 7200, (2, 60, 3)),
+    "custody.check": (60, 20, 0, (1, 30, 5)),
+    "custody.publish": (120, 30, 0, (2, 120, 12)),
+    "custody.conclude": (60, 0, 0, (2, 120, 12)),
+}
+
 
 @dataclass
 class Desk:
@@ -63,6 +76,34 @@ async def desk(temporal_client: Client) -> AsyncIterator[Desk]:
 
 def _states(result: DocumentResult) -> list[str]:
     return [t.state.value for t in result.transitions]
+
+
+async def _scheduled(client: Client, workflow_id: str) -> dict[str, tuple[object, ...]]:
+    """Each activity the run scheduled, with the options the server recorded for it."""
+    found: dict[str, tuple[object, ...]] = {}
+    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            a = event.activity_task_scheduled_event_attributes
+            rp = a.retry_policy
+            retry = (rp.initial_interval.seconds, rp.maximum_interval.seconds, rp.maximum_attempts)
+            timeouts = (a.start_to_close_timeout, a.heartbeat_timeout, a.schedule_to_start_timeout)
+            found[a.activity_type.name] = (
+                *(t.seconds for t in timeouts),
+                retry,
+                rp.backoff_coefficient,
+                list(rp.non_retryable_error_types),
+            )
+    return found
+
+
+async def test_workflow_schedules_each_step_as_it_always_did(desk: Desk) -> None:
+    """Every step, conclude included, runs with the options it had before the step table."""
+    published = await desk.run(Script())
+    quarantined = await desk.run(Script(faults={"check": [Code.LOW_CONFIDENCE]}))
+    scheduled = await _scheduled(desk.client, published.workflow_id)
+    scheduled |= await _scheduled(desk.client, quarantined.workflow_id)
+    assert {name: options[:4] for name, options in scheduled.items()} == PINNED_OPTIONS
+    assert {options[4:] == (2.0, r.NEVER_RETRY) for options in scheduled.values()} == {True}
 
 
 @pytest.mark.parametrize("band", ["high", "review"])
