@@ -204,10 +204,7 @@ class ReleaseActivities:
             ch.RecipientChannel.of(p.recipient.kind.value, p.recipient.target),
             s3=self._s3(),
             ca_file=str(self._settings.egress_ca_file) if self._settings.egress_ca_file else None,
-            policy=ch.RetryPolicy(
-                max_attempts=self._settings.egress_push_attempts,
-                deadline_s=self._settings.egress_push_deadline_s,
-            ),
+            limits=ch.AttemptLimits(deadline_s=self._settings.egress_push_deadline_s),
         )
         # A channel's DeliveryFailed passes through: ``coded`` turns its code into the
         # failure type, non-retryable exactly when the code is final.
@@ -218,7 +215,7 @@ class ReleaseActivities:
             answer_sha256=got.answer_sha256,
             status=got.status,
             already_delivered=got.already_delivered,
-            attempts=got.attempts,
+            attempts=activity.info().attempt,  # one try per attempt
             at=datetime.now(UTC),
         )
         self._store.put(eg.release_delivery_key(tenant, rid), delivered.model_dump_json().encode())

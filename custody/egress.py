@@ -316,6 +316,8 @@ class Delivered(BaseModel):
     answer_sha256: str
     status: int | None = None
     already_delivered: bool = False
+    #: The delivery attempt that got through, each attempt being one try (in
+    #: older receipts: the tries inside one attempt).
     attempts: int = 1
     at: datetime
 

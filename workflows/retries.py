@@ -148,7 +148,14 @@ CLOSE = Step("close", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBE
 def deliver(tuning: DeliveryTuning) -> Step:
     """Delivery waits out a recipient that is down, then fails with the channel's code.
 
-    The tuning is the starting client's settings, pinned in the release's input.
+    Tries per delivery: this retry policy is the only one. Each attempt tries
+    once (one HTTPS POST; to S3 or an outbox, one write of each file not yet
+    there, botocore's own retries off), within ``CUSTODY_EGRESS_PUSH_DEADLINE_S``
+    (60 s). So a release tries its recipient at most ``tuning.max_attempts``
+    times: ``CUSTODY_EGRESS_DELIVERY_ATTEMPTS``, 8 by default, 5 s doubling to
+    300 s apart (about 10 minutes of waiting). The channel's own loop used to
+    try 3 times inside each attempt: 24 in all. The tuning is the starting
+    client's settings, pinned in the release's input.
     """
     retry = RetryPolicy(
         initial_interval=timedelta(seconds=tuning.initial_interval_s),

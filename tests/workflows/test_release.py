@@ -59,7 +59,6 @@ async def published(
         temporal_address,
         egress_delivery_attempts=2,
         egress_delivery_interval_s=0.5,
-        egress_push_attempts=1,
         egress_push_deadline_s=5.0,
     )
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:

@@ -74,7 +74,6 @@ async def published(
         temporal_address,
         egress_delivery_attempts=4,
         egress_delivery_interval_s=0.5,
-        egress_push_attempts=1,
         egress_push_deadline_s=5.0,
         egress_s3_endpoint_url=moto_endpoint,
         egress_s3_access_key_id=SecretStr("testing"),
