@@ -24,7 +24,7 @@ from temporalio.worker import Worker
 
 from custody.errors import REJECT_CODES, Code
 from custody.models import DocState, DocumentResult
-from tests.workflows.stand_ins import Quick, Script, StandIns, start_document
+from tests.workflows.stand_ins import Quick, Script, StandIns, scheduled, start_document
 from workflows import retries as r
 from workflows.document import REASON_KEY, STATE_KEY, DocumentWorkflow
 
@@ -78,32 +78,14 @@ def _states(result: DocumentResult) -> list[str]:
     return [t.state.value for t in result.transitions]
 
 
-async def _scheduled(client: Client, workflow_id: str) -> dict[str, tuple[object, ...]]:
-    """Each activity the run scheduled, with the options the server recorded for it."""
-    found: dict[str, tuple[object, ...]] = {}
-    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
-        if event.HasField("activity_task_scheduled_event_attributes"):
-            a = event.activity_task_scheduled_event_attributes
-            rp = a.retry_policy
-            retry = (rp.initial_interval.seconds, rp.maximum_interval.seconds, rp.maximum_attempts)
-            timeouts = (a.start_to_close_timeout, a.heartbeat_timeout, a.schedule_to_start_timeout)
-            found[a.activity_type.name] = (
-                *(t.seconds for t in timeouts),
-                retry,
-                rp.backoff_coefficient,
-                list(rp.non_retryable_error_types),
-            )
-    return found
-
-
 async def test_workflow_schedules_each_step_as_it_always_did(desk: Desk) -> None:
     """Every step, conclude included, runs with the options it had before the step table."""
     published = await desk.run(Script())
     quarantined = await desk.run(Script(faults={"check": [Code.LOW_CONFIDENCE]}))
-    scheduled = await _scheduled(desk.client, published.workflow_id)
-    scheduled |= await _scheduled(desk.client, quarantined.workflow_id)
-    assert {name: options[:4] for name, options in scheduled.items()} == PINNED_OPTIONS
-    assert {options[4:] == (2.0, r.NEVER_RETRY) for options in scheduled.values()} == {True}
+    options = await scheduled(desk.client, published.workflow_id)
+    options |= await scheduled(desk.client, quarantined.workflow_id)
+    assert {name: o[:4] for name, o in options.items()} == PINNED_OPTIONS
+    assert {o[4:] == (2.0, r.NEVER_RETRY) for o in options.values()} == {True}
 
 
 @pytest.mark.parametrize("band", ["high", "review"])
