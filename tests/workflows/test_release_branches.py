@@ -197,12 +197,14 @@ async def test_release_refuses_each_refusal_code_at_prepare(desk: Desk, code: Co
         await replay_and_keep(desk.client, result.workflow_id, "release-refused")
 
 
-async def test_release_store_down_at_prepare_fails_after_every_attempt(desk: Desk) -> None:
-    """A store that stays down is a failure, not a refusal, after the policy's ten attempts."""
-    script = Script(faults={"prepare": [STORE_DOWN]})
+async def test_release_failing_at_prepare_for_no_refusal_is_failed(desk: Desk) -> None:
+    """A prepare that ends for a reason that is no refusal (here a store blip, then a
+    shredded tenant) fails the release, nothing rendered; its attempts are the real ones."""
+    script = Script(faults={"prepare": [STORE_DOWN, Code.TENANT_SHREDDED]})
     result = await desk.run(script)
-    assert (result.state, result.code) == (eg.ReleaseState.FAILED, Code.STORE_UNAVAILABLE.value)
-    assert result.attempts == {"prepare": 10} and script.attempts("prepare") == 10
+    assert (result.state, result.code) == (eg.ReleaseState.FAILED, Code.TENANT_SHREDDED.value)
+    assert result.attempts == {"prepare": 2} and script.attempts("prepare") == 2
+    assert await desk.search_attributes(result.workflow_id) == ("failed", "TENANT_SHREDDED")
 
 
 @pytest.mark.parametrize(
