@@ -8,6 +8,7 @@ honest (test_release.py); the activities' own refusals are tested on their own
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -123,7 +124,8 @@ async def test_release_history_holds_policy_and_files_where_steps_need_them(
     desk: Desk,
 ) -> None:
     """The policy is in history where render and record need it, each file reference where
-    deliver and receipt do: not nested into every later message, as v1 histories show."""
+    deliver and receipt do, the recipient's registration once: not nested into every later
+    message, as v1 histories show."""
     script = Script()
     result = await desk.run(script)
     handle = desk.client.get_workflow_handle(result.workflow_id)
@@ -136,18 +138,16 @@ async def test_release_history_holds_policy_and_files_where_steps_need_them(
     watermark = eg.DEFAULT_POLICY.watermark
     assert _count(now, watermark) == 3  # prepared, render, record
     assert _count(v1_history, watermark) == 7
+    registration = '"created_by"'  # a field of the recipient's registration only
+    assert (_count(now, registration), _count(v1_history, registration)) == (1, 7)
 
 
 def _payload(payloads: dict[str, list[dict[str, str]]]) -> str:
-    import base64
-
     return base64.b64decode(payloads["payloads"][0]["data"]).decode()
 
 
 def _count(history_json: str, needle: str) -> int:
     """How many payloads of a history (as JSON, payloads base64) hold ``needle``."""
-    import base64
-
     found = 0
     for event in json.loads(history_json)["events"]:
         for payload in _payloads(event):
