@@ -14,20 +14,24 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
 
 from temporalio import activity
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
+from temporalio.worker import Worker
 
 from custody import egress as eg
 from custody import release_steps as steps
 from custody import release_steps_v1 as v1
 from tests.workflows.stand_ins import Scripted
-from workflows.release import ReleaseWorkflow
+from workflows.release import REASON_KEY, STATE_KEY, ReleaseWorkflow
 
 #: Fast enough for a test, the shape of the real one: attempts, then RECIPIENT_UNREACHABLE.
 FAST_DELIVERY = eg.DeliveryTuning(max_attempts=3, initial_interval_s=0.05, maximum_interval_s=0.1)
@@ -161,3 +165,41 @@ async def start_release(
     workflow_id = eg.release_workflow_id(inp.release_id)
     stand_ins.scripts[workflow_id] = script
     return await client.start_workflow(ReleaseWorkflow.run, inp, id=workflow_id, task_queue=queue)
+
+
+@dataclass
+class Desk:
+    """The module's worker queue, and how a test runs one scripted release on it."""
+
+    client: Client
+    stand_ins: ReleaseStandIns
+    queue: str
+
+    async def run(self, script: Script, inp: eg.ReleaseInput | None = None) -> eg.ReleaseResult:
+        handle = await start_release(self.client, self.stand_ins, self.queue, script, inp)
+        return await handle.result()
+
+    async def search_attributes(self, workflow_id: str) -> tuple[str | None, str | None]:
+        attrs = (
+            await self.client.get_workflow_handle(workflow_id).describe()
+        ).typed_search_attributes
+        return attrs.get(STATE_KEY), attrs.get(REASON_KEY)
+
+
+@asynccontextmanager
+async def desk_on(client: Client) -> AsyncIterator[Desk]:
+    """A worker for a module's tests: the real workflow, stand-ins on a fresh queue."""
+    stand_ins, queue = ReleaseStandIns(), f"releases-{uuid4().hex[:10]}"
+    activities = stand_ins.activities()
+    async with Worker(client, task_queue=queue, workflows=[ReleaseWorkflow], activities=activities):
+        yield Desk(client, stand_ins, queue)
+
+
+async def markers(client: Client, workflow_id: str) -> list[str]:
+    """The patch markers a run recorded."""
+    found = []
+    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
+            details = event.marker_recorded_event_attributes.details
+            found.append(json.loads(details["patch-data"].payloads[0].data)["id"])
+    return found
