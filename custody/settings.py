@@ -199,8 +199,8 @@ class Settings(BaseSettings):
     egress_delivery_attempts: int = Field(default=8, ge=1)
     egress_delivery_interval_s: float = Field(default=5.0, gt=0)
     egress_delivery_max_interval_s: float = Field(default=300.0, gt=0)
-    #: Tries within one delivery attempt before it gives the attempt up.
-    egress_push_attempts: int = Field(default=3, ge=1)
+    #: How long one delivery attempt may take; it tries once (the attempts above
+    #: are the only retry: workflows.retries.deliver).
     egress_push_deadline_s: float = Field(default=60.0, gt=0)
 
     log_level: str = "INFO"

@@ -12,12 +12,11 @@ only passes signatures on, and activities check them before opening anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import timedelta
-from typing import Protocol, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import Priority, RetryPolicy, SearchAttributeKey
+from temporalio.common import Priority, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -35,11 +34,13 @@ with workflow.unsafe.imports_passed_through():
         DocumentResult,
         DocumentStatus,
         OcrInput,
+        OcrResult,
         PublishInput,
         StageInput,
         StageResult,
         Transition,
         ValidateInput,
+        ValidationResult,
     )
     from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME, scheduling
     from workflows import retries as r
@@ -49,18 +50,12 @@ STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
 REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
 
 
-class _Attempted(Protocol):
-    """Every activity result states the attempt that produced it."""
-
-    @property
-    def attempt(self) -> int: ...
-
-
 # The activity class, its input model and its result model: ``_step`` takes its
 # types from the method it runs, as ``execute_activity_method`` does.
 Activities = TypeVar("Activities")
 In = TypeVar("In")
-Out = TypeVar("Out", bound=_Attempted)
+Out = TypeVar("Out", bound=r.Attempted)
+R = TypeVar("R")
 
 
 @workflow.defn(name=WORKFLOW_NAME)
@@ -79,20 +74,7 @@ class DocumentWorkflow:
         self._enter(DocState.ACCEPTED)
         source_key: str | None = None
         try:
-            staged = await self._step(
-                "stage",
-                StagingActivities.stage,
-                StageInput(
-                    sha256=inp.sha256,
-                    tenant=inp.tenant,
-                    intake_key=inp.intake_key,
-                    intake_sig=inp.intake_sig,
-                ),
-                r.STAGE_TIMEOUT,
-                r.IO_RETRY,
-                heartbeat_timeout=r.IO_HEARTBEAT,
-                queue_bound=r.STAGE_QUEUE_BOUND,
-            )
+            staged = await self._step(r.STAGE, StagingActivities.stage, _stage_input(inp))
             source_key = staged.source_key
             self._enter(DocState.STAGED)
             return await self._after_staging(inp, staged)
@@ -103,71 +85,29 @@ class DocumentWorkflow:
             return await self._conclude(inp, failed, kept)
 
     async def _after_staging(self, inp: DocumentInput, staged: StageResult) -> DocumentResult:
-        source_key, size_bytes = staged.source_key, staged.size_bytes
         valid = await self._step(
-            "validate",
-            ValidationActivities.validate,
-            ValidateInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                source_key=source_key,
-                source_id=inp.source_id,
-                size_bytes=size_bytes,
-                captured_at=inp.captured_at or inp.submitted_at,
-                signer=inp.signer,
-                source_sig=staged.source_sig,
-            ),
-            r.VALIDATE_TIMEOUT,
-            r.IO_RETRY,
-            heartbeat_timeout=r.IO_HEARTBEAT,
-            queue_bound=r.VALIDATE_QUEUE_BOUND,
+            r.VALIDATE, ValidationActivities.validate, _validate_input(inp, staged)
         )
         self._pages = valid.pages
         self._enter(DocState.VALIDATED)
         ocr = await self._step(
-            "ocr",
+            r.OCR,
             OcrActivities.recognise,
-            OcrInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                source_key=source_key,
-                media_type=valid.media_type,
-                pages=valid.pages,
-                source_sig=staged.source_sig,
-            ),
-            r.OCR_TIMEOUT,
-            r.OCR_RETRY,
+            _ocr_input(inp, staged, valid),
             task_queue=inp.ocr_task_queue,
-            heartbeat_timeout=r.OCR_HEARTBEAT,
-            queue_bound=r.OCR_QUEUE_BOUND,
         )
         self._enter(DocState.RECOGNISED)
-        check = await self._step(
-            "check",
-            OutputActivities.check,
-            CheckInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                expected_pages=valid.pages,
-                page_keys=ocr.page_keys,
-                page_sigs=ocr.page_sigs,
-                document_type=inp.document_type,
-            ),
-            r.CHECK_TIMEOUT,
-            r.IO_RETRY,
-            heartbeat_timeout=r.IO_HEARTBEAT,
-            queue_bound=r.CHECK_QUEUE_BOUND,
-        )
+        check = await self._step(r.CHECK, OutputActivities.check, _check_input(inp, valid, ocr))
         info = workflow.info()
         published = await self._step(
-            "publish",
+            r.PUBLISH,
             PublishActivities.publish,
             PublishInput(
                 sha256=inp.sha256,
                 tenant=inp.tenant,
                 source_id=inp.source_id,
-                source_key=source_key,
-                size_bytes=size_bytes,
+                source_key=staged.source_key,
+                size_bytes=staged.size_bytes,
                 media_type=valid.media_type,
                 policy_version=valid.policy_version,
                 ocr=ocr,
@@ -182,10 +122,6 @@ class DocumentWorkflow:
                 signer=inp.signer,
                 source_sig=staged.source_sig,
             ),
-            r.PUBLISH_TIMEOUT,
-            r.PUBLISH_RETRY,
-            heartbeat_timeout=r.PUBLISH_HEARTBEAT,
-            queue_bound=r.PUBLISH_QUEUE_BOUND,
         )
         self._enter(DocState.PUBLISHED)
         return self._result(
@@ -196,35 +132,30 @@ class DocumentWorkflow:
 
     async def _step(
         self,
-        name: str,
+        step: r.Step,
         method: Callable[[Activities, In], Out],
         arg: In,
-        timeout: timedelta,
-        retry: RetryPolicy,
         *,
         task_queue: str | None = None,
-        heartbeat_timeout: timedelta | None = None,
-        queue_bound: timedelta | None = None,
     ) -> Out:
-        """Run one activity; classify a final failure into reject or quarantine.
-
-        Typed by the activity method, so the result's fields are checked where used.
-        """
+        """Run one step of the table; classify a final failure into reject or quarantine."""
         try:
-            result = await workflow.execute_activity_method(
-                method,
-                arg,
-                task_queue=task_queue or self._input.io_task_queue,
-                start_to_close_timeout=timeout,
-                schedule_to_start_timeout=queue_bound,
-                heartbeat_timeout=heartbeat_timeout,
-                retry_policy=retry,
-                priority=self._priority(),
-            )
+            result = await self._execute(step, method, arg, task_queue)
         except ActivityError as err:
-            raise r.classify(name, err, retry) from err
-        self._attempts[name] = result.attempt
+            raise r.classify(step.name, err, step.retry) from err
+        self._attempts[step.name] = result.attempt
         return result
+
+    def _execute(
+        self,
+        step: r.Step,
+        method: Callable[[Activities, In], R],
+        arg: In,
+        task_queue: str | None = None,
+    ) -> Awaitable[R]:
+        """Every step on the document's queue (OCR on its own) and in its priority lane."""
+        queue = task_queue or self._input.io_task_queue
+        return r.execute(step, method, arg, task_queue=queue, priority=self._priority())
 
     async def _conclude(
         self, inp: DocumentInput, failed: StepFailed, kept_key: str | None
@@ -233,7 +164,8 @@ class DocumentWorkflow:
         self._attempts[failed.step] = failed.attempts
         self._enter(failed.state)
         info = workflow.info()
-        concluded = await workflow.execute_activity_method(
+        concluded = await self._execute(
+            r.CONCLUDE,
             PublishActivities.conclude,
             ConcludeInput(
                 sha256=inp.sha256,
@@ -247,10 +179,6 @@ class DocumentWorkflow:
                 run_id=info.run_id,
                 source_key=kept_key,
             ),
-            task_queue=inp.io_task_queue,
-            start_to_close_timeout=r.CONCLUDE_TIMEOUT,
-            retry_policy=r.CONCLUDE_RETRY,
-            priority=self._priority(),
         )
         return self._result(record_key=concluded.outcome_key)
 
@@ -317,3 +245,47 @@ class DocumentWorkflow:
             pages=self._pages,
             transitions=list(self._transitions),
         )
+
+
+# Each step's input, from the document's input and the results before it.
+
+
+def _stage_input(inp: DocumentInput) -> StageInput:
+    return StageInput(
+        sha256=inp.sha256, tenant=inp.tenant, intake_key=inp.intake_key, intake_sig=inp.intake_sig
+    )
+
+
+def _validate_input(inp: DocumentInput, staged: StageResult) -> ValidateInput:
+    return ValidateInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        source_key=staged.source_key,
+        source_id=inp.source_id,
+        size_bytes=staged.size_bytes,
+        captured_at=inp.captured_at or inp.submitted_at,
+        signer=inp.signer,
+        source_sig=staged.source_sig,
+    )
+
+
+def _ocr_input(inp: DocumentInput, staged: StageResult, valid: ValidationResult) -> OcrInput:
+    return OcrInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        source_key=staged.source_key,
+        media_type=valid.media_type,
+        pages=valid.pages,
+        source_sig=staged.source_sig,
+    )
+
+
+def _check_input(inp: DocumentInput, valid: ValidationResult, ocr: OcrResult) -> CheckInput:
+    return CheckInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        expected_pages=valid.pages,
+        page_keys=ocr.page_keys,
+        page_sigs=ocr.page_sigs,
+        document_type=inp.document_type,
+    )

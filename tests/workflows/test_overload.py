@@ -6,6 +6,7 @@ The real workflow, retry policies and dev server; the activities are stand-ins
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from uuid import uuid4
 
@@ -30,7 +31,7 @@ async def test_step_unclaimed_past_queue_bound_quarantines_queue_stalled(
 ) -> None:
     """OCR queued where no worker polls ends QUEUE_STALLED at its bound, and the outcome is
     recorded; the run (a reserved-lane document) is kept as the ``stalled`` history."""
-    monkeypatch.setattr(r, "OCR_QUEUE_BOUND", timedelta(seconds=2))
+    monkeypatch.setattr(r, "OCR", dataclasses.replace(r.OCR, queue_bound=timedelta(seconds=2)))
     stand_ins, queue = StandIns(), f"stall-{uuid4().hex[:10]}"
     script = Script()
     async with Worker(
