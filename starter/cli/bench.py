@@ -20,14 +20,24 @@ from starter.cli.registry import Handler, add_command, load
 def _ocr(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
     parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
-    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        choices=ENGINES,
+        default=list(ENGINES),
+        help="the engines to read the corpus with, side by side (default: all)",
+    )
     parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
     parser.add_argument(
         "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
     )
     parser.add_argument("--degrade-docs", type=int, default=6, help="documents to degrade, 0: none")
     parser.add_argument(
-        "--degradations", nargs="+", choices=DEGRADATIONS, default=list(DEGRADATIONS)
+        "--degradations",
+        nargs="+",
+        choices=DEGRADATIONS,
+        default=list(DEGRADATIONS),
+        help="how to degrade those documents (default: every way)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the degraded variants")
     parser.add_argument(
@@ -79,7 +89,12 @@ def _scale(parser: argparse.ArgumentParser) -> None:
 def _fairness(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--b-docs", type=int, default=5, help="tenant B's documents")
     parser.add_argument("--ratio", type=int, default=10, help="A submits this many times B's")
-    parser.add_argument("--engine", choices=("tesseract", "rapidocr"), default="tesseract")
+    parser.add_argument(
+        "--engine",
+        choices=("tesseract", "rapidocr"),
+        default="tesseract",
+        help="the OCR engine the workers run (default: tesseract, the fastest)",
+    )
     parser.add_argument("--io-slots", type=int, default=2, help="I/O worker slots (cores)")
     parser.add_argument(
         "--compare-off", action="store_true", help="run the contended phase without fairness too"

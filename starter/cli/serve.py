@@ -22,8 +22,8 @@ from workers.common import start_staging
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = add_command(sub, "serve", parents=[common])
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port to listen on (8080; 0: any free)")
     p.set_defaults(handler=with_client(_serve, service="custody-edge"))
 
 

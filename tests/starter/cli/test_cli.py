@@ -1,4 +1,8 @@
-"""The ``custody`` CLI as a script would use it: real subprocesses, JSON, exit codes."""
+"""The ``custody`` CLI as a script would use it: real subprocesses, JSON, exit codes.
+
+These are the subprocess contract; every other CLI test runs the command in
+this process (``tests.helpers.cli``).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import socket
 from pathlib import Path
 
 from custody.settings import Settings
-from tests.helpers import Rig, custody_cli
+from tests.helpers import Rig, custody_subprocess
 
 
 async def test_cli_submit_status_result_ls_with_exit_codes(rig: Rig) -> None:
@@ -15,7 +19,7 @@ async def test_cli_submit_status_result_ls_with_exit_codes(rig: Rig) -> None:
     good = rig.corpus / "ocr_gt" / "tess_phototest.tif"
     bad = rig.corpus / "bad_inputs" / "elf_renamed.pdf"
     async with rig.pipeline(settings):
-        rc, out = await custody_cli(
+        rc, out = await custody_subprocess(
             settings, "submit", str(good), str(bad), "--wait", tenant=tenant
         )
         assert rc == 3, out  # one rejected
@@ -24,13 +28,13 @@ async def test_cli_submit_status_result_ls_with_exit_codes(rig: Rig) -> None:
         assert docs[str(bad)]["state"] == "rejected"
         assert docs[str(bad)]["code"] == "UNSUPPORTED_TYPE"
         sha = docs[str(good)]["sha256"]
-        rc, status = await custody_cli(settings, "status", str(good), tenant=tenant)
+        rc, status = await custody_subprocess(settings, "status", str(good), tenant=tenant)
         assert rc == 0 and status["state"] == "published" and status["sha256"] == sha
-        rc, res = await custody_cli(settings, "result", sha, tenant=tenant)
+        rc, res = await custody_subprocess(settings, "result", sha, tenant=tenant)
         assert rc == 0 and res["record"]["text_sha256"] and len(res["text"]) > 100
-        rc, rows = await custody_cli(settings, "ls", "--state", "rejected", tenant=tenant)
+        rc, rows = await custody_subprocess(settings, "ls", "--state", "rejected", tenant=tenant)
         assert rc == 0 and [r["sha256"] for r in rows] == [docs[str(bad)]["sha256"]]
-        rc, again = await custody_cli(settings, "submit", str(good), tenant=tenant)
+        rc, again = await custody_subprocess(settings, "submit", str(good), tenant=tenant)
         assert rc == 0 and again["documents"][0]["deduplicated"] is True
 
 
@@ -38,7 +42,7 @@ async def test_cli_unknown_document_exits_not_found(rig: Rig) -> None:
     """A SHA-256 nobody submitted is exit status 5 with a coded JSON error."""
     settings = rig.settings()
     async with rig.pipeline(settings):
-        rc, out = await custody_cli(settings, "status", "0" * 64, tenant=rig.tenant)
+        rc, out = await custody_subprocess(settings, "status", "0" * 64, tenant=rig.tenant)
     assert rc == 5 and out["error"] == "NOT_FOUND"
 
 
@@ -47,6 +51,6 @@ async def test_cli_unreachable_temporal_exits_6(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    settings = Settings(home=tmp_path, temporal_address=f"127.0.0.1:{port}")
-    rc, out = await custody_cli(settings, "ls")
+    settings = Settings(home=tmp_path, temporal_address=f"127.0.0.1:{port}", allow_plaintext=True)
+    rc, out = await custody_subprocess(settings, "ls")
     assert rc == 6 and out["error"] == "UNREACHABLE"
