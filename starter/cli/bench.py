@@ -14,7 +14,7 @@ from typing import Any
 
 from custody.settings import Settings
 from starter.bench import DEGRADATIONS, ENGINES
-from starter.cli.registry import Handler, add_command, load
+from starter.cli.registry import Handler, add_command, load, supervised
 
 
 def _ocr(parser: argparse.ArgumentParser) -> None:
@@ -178,7 +178,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     for kind, (module, text, arguments) in BENCHES.items():
         parser = kinds.add_parser(kind, parents=[common], help=text)
         arguments(parser)
-        parser.set_defaults(handler=_runner(module, f"bench {kind}"))
+        parser.set_defaults(handler=supervised(_runner(module, f"bench {kind}")))
 
 
 def _runner(module: str, command: str) -> Handler:

@@ -15,11 +15,13 @@ from collections.abc import Sequence
 
 from custody.settings import Settings
 from starter.cli.output import Exit, report, stdout
-from starter.cli.registry import build_parser
+from starter.cli.registry import build_parser, owning_process
 
 
 def main(argv: list[str] | None = None) -> None:
-    _exit(run(sys.argv[1:] if argv is None else argv))
+    with owning_process():  # the console script: its commands own their children
+        code = run(sys.argv[1:] if argv is None else argv)
+    _exit(code)
 
 
 def run(argv: Sequence[str], settings: Settings | None = None) -> int:

@@ -18,7 +18,9 @@ import argparse
 import asyncio
 import importlib
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -73,6 +75,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 Handler = Callable[[argparse.Namespace, Settings], int]
 
 _OURS = frozenset({"custody", "starter", "workers", "workflows", "activities"})
+#: Set while the command line is this process's own (the console script): only then
+#: may a command take over its signals and stop every process below it on the way out.
+_OWNS_PROCESS: ContextVar[bool] = ContextVar("custody_owns_process", default=False)
 
 
 class Parser(argparse.ArgumentParser):
@@ -195,3 +200,35 @@ def every_tenant(args: argparse.Namespace) -> bool:
     if every and args.tenant:
         raise UsageError(detail="give --tenant T or --all-tenants, not both")
     return every
+
+
+@contextmanager
+def owning_process() -> Iterator[None]:
+    """Run command lines as this process's own: :func:`supervised` commands then own
+    their children's lifetimes (never inside a test or another program calling ``run``)."""
+    token = _OWNS_PROCESS.set(True)
+    try:
+        yield
+    finally:
+        _OWNS_PROCESS.reset(token)
+
+
+def supervised(handler: Handler) -> Handler:
+    """A command that starts processes: Ctrl-C and SIGTERM stop them all, exit 130/143.
+
+    See :mod:`starter.local.processes`; called in-process, the handler runs as is.
+    """
+
+    def run(args: argparse.Namespace, settings: Settings) -> int:
+        if not _OWNS_PROCESS.get():
+            return handler(args, settings)
+        from starter.local.processes import supervised as supervise
+
+        with supervise() as state:
+            try:
+                return handler(args, settings)
+            except KeyboardInterrupt:  # what SIGTERM becomes too
+                print(f"custody: stopped by signal {state.status - 128}", file=sys.stderr)
+                return state.status
+
+    return run
