@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from custody.state.egress import hand_out
 from starter.cli.actor import operator
 from starter.cli.options import positive, readable_file
 from starter.cli.output import Exit, emit, for_state, rendered, stdout
+from starter.cli.progress import Progress
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
 from starter.client.connect import CustodyClient
 from starter.client.read import list_documents
@@ -116,7 +115,7 @@ async def _wait_all(
     rows: list[dict[str, Any]],
     timeout: float,
 ) -> None:
-    bar = _Progress(len(pending))
+    bar = Progress(len(pending))
     tasks: dict[asyncio.Future[DocumentResult], int] = {
         asyncio.ensure_future(wait(client, s.sha256, tenant=s.tenant)): i for i, s in pending
     }
@@ -186,41 +185,6 @@ def _print_rows(
         line = "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=False)) + "  " + cells[-1]
         print(line, file=stdout())
     print(f"\nTemporal UI: {ui}", file=stdout())
-
-
-class _Progress:
-    """A one-line progress bar on stderr, shown only on a terminal."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.enabled = sys.stderr.isatty()
-
-    async def track(
-        self, tasks: dict[asyncio.Future[DocumentResult], int], timeout: float
-    ) -> tuple[set[asyncio.Future[DocumentResult]], set[asyncio.Future[DocumentResult]]]:
-        deadline = time.monotonic() + timeout
-        done: set[asyncio.Future[DocumentResult]] = set()
-        pending = set(tasks)
-        while pending and time.monotonic() < deadline:
-            self._draw(len(done))
-            finished, pending = await asyncio.wait(
-                pending,
-                timeout=min(1.0, deadline - time.monotonic()),
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            done |= finished
-        self._draw(len(done))
-        if self.enabled:
-            sys.stderr.write("\n")
-        return done, pending
-
-    def _draw(self, done: int) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = width * done // max(self.total, 1)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} done")
-        sys.stderr.flush()
 
 
 async def status(args: argparse.Namespace, client: CustodyClient) -> int:

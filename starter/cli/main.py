@@ -42,7 +42,7 @@ def run(argv: Sequence[str], settings: Settings | None = None) -> int:
     except BrokenPipeError:
         return _pipe_closed()
     except SystemExit as done:  # --help and --version print, then argparse exits
-        return done.code if isinstance(done.code, int) else Exit.USAGE
+        return _flushed(done.code if isinstance(done.code, int) else Exit.USAGE)
     except KeyboardInterrupt:
         print("custody: interrupted", file=sys.stderr)
         return Exit.INTERRUPTED
@@ -52,6 +52,15 @@ def run(argv: Sequence[str], settings: Settings | None = None) -> int:
             return report(err, "--json" in words)
         except BrokenPipeError:
             return _pipe_closed()
+    return code
+
+
+def _flushed(code: int) -> int:
+    """``code``, once what was printed reached the reader (else PIPE_CLOSED)."""
+    try:
+        stdout().flush()
+    except BrokenPipeError:
+        return _pipe_closed()
     return code
 
 

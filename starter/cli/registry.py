@@ -100,8 +100,10 @@ class Parser(argparse.ArgumentParser):
         return parsed
 
     def _print_message(self, message: str, file: Any = None) -> None:
-        # --help goes where the command's answer goes (captured by in-process callers).
-        super()._print_message(message, stdout() if file in (None, sys.stdout) else file)
+        # --help goes where the command's answer goes (captured by in-process callers),
+        # and a reader gone is not swallowed here: the CLI answers it as everywhere (141).
+        if message:
+            (stdout() if file in (None, sys.stdout) else file).write(message)
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:

@@ -6,10 +6,16 @@ this process (``tests.helpers.cli``).
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 from custody.settings import Settings
+from starter.cli.output import Exit
 from tests.helpers import Rig, custody_subprocess
 
 
@@ -54,3 +60,28 @@ async def test_cli_unreachable_temporal_exits_6(tmp_path: Path) -> None:
     settings = Settings(home=tmp_path, temporal_address=f"127.0.0.1:{port}", allow_plaintext=True)
     rc, out = await custody_subprocess(settings, "ls")
     assert rc == 6 and out["error"] == "UNREACHABLE"
+
+
+@pytest.mark.parametrize("words", [("ls",), ("policies", "ls"), ("--help",)])
+def test_cli_reader_gone_is_quiet(
+    words: tuple[str, ...], temporal_address: str, tmp_path: Path
+) -> None:
+    """With stdout's reader gone (``custody ls | head -1``), the command says nothing on
+    stderr (no "is the stack up?", no traceback) and exits 141, as a SIGPIPE'd tool does."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUSTODY_")}
+    env |= {"CUSTODY_HOME": str(tmp_path), "CUSTODY_TEMPORAL_ADDRESS": temporal_address}
+    env |= {"CUSTODY_ALLOW_PLAINTEXT": "true"}
+    read, write = os.pipe()
+    os.close(read)  # the reader left before the first byte, as head does after its line
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "starter.cli", *words],
+            env=env,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.stderr.decode().strip() == ""
+    assert done.returncode == Exit.PIPE_CLOSED
