@@ -17,28 +17,25 @@ from starter.bench import DEGRADATIONS, ENGINES
 from starter.cli.registry import Handler, add_command, load, supervised
 
 
+def _some_of(
+    parser: argparse.ArgumentParser, flag: str, choices: tuple[str, ...], text: str
+) -> None:
+    """An option naming one or more of ``choices``, all of them by default."""
+    parser.add_argument(
+        flag, nargs="+", choices=choices, default=list(choices), help=f"{text} (default: all)"
+    )
+
+
 def _ocr(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
     parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
-    parser.add_argument(
-        "--engines",
-        nargs="+",
-        choices=ENGINES,
-        default=list(ENGINES),
-        help="the engines to read the corpus with, side by side (default: all)",
-    )
+    _some_of(parser, "--engines", ENGINES, "the engines to read the corpus with, side by side")
     parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
     parser.add_argument(
         "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
     )
     parser.add_argument("--degrade-docs", type=int, default=6, help="documents to degrade, 0: none")
-    parser.add_argument(
-        "--degradations",
-        nargs="+",
-        choices=DEGRADATIONS,
-        default=list(DEGRADATIONS),
-        help="how to degrade those documents (default: every way)",
-    )
+    _some_of(parser, "--degradations", DEGRADATIONS, "how to degrade those documents")
     parser.add_argument("--seed", type=int, default=0, help="seed of the degraded variants")
     parser.add_argument(
         "--lanes",

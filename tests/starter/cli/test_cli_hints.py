@@ -33,6 +33,7 @@ from custody.stores.local import LocalStore
 from starter.cli.main import run
 from starter.cli.output import Exit, captured
 from tests.helpers import cli, make_settings, running_pipeline
+from tests.starter.edge.conftest import EdgeHarness, custody_client
 
 
 @dataclass(frozen=True)
@@ -160,3 +161,17 @@ def test_cli_chaos_hint_works_when_typed(tmp_path: Path) -> None:
     assert code == Exit.USAGE
     code, out, _ = typed(settings, hint)
     assert code == Exit.OK and "worker-kill" in out
+
+
+async def test_cli_prefixes_are_not_taken_over_http(
+    submitted: Submitted, temporal_client: Client
+) -> None:
+    """The edge answers the whole SHA-256 and refuses its prefix: short ids would let a
+    caller enumerate a tenant's documents; only the CLI, an operator's tool, takes them."""
+    s = submitted
+    async with EdgeHarness(custody_client(temporal_client, s.settings)) as edge:
+        auth = edge.tenant(s.tenant)
+        whole = await edge.http.get(f"/v1/documents/{s.sha256}", headers=auth)
+        short = await edge.http.get(f"/v1/documents/{s.sha256[:8]}", headers=auth)
+    assert whole.status_code == 200 and whole.json()["sha256"] == s.sha256
+    assert short.status_code in (400, 404) and s.sha256 not in short.text
