@@ -33,6 +33,7 @@ document content.
     ├── StateInvalid              a state version forged, unsigned, out of chain or
     │                             rolled back (custody.state.versions): STATE_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
+    │   └── AmbiguousPrefix       a SHA-256 prefix naming several documents: AMBIGUOUS_PREFIX
     ├── EgressRefused             a release refused before any byte left
     │     (NOT_PUBLISHED, DOCUMENT_UNKNOWN, RECIPIENT_UNKNOWN, RECIPIENT_REVOKED,
     │      POLICY_UNKNOWN, POLICY_INVALID, SOURCE_ALTERED, RELEASE_INVALID, CHANNEL_INVALID,
@@ -215,6 +216,8 @@ class Code(StrEnum):
     #: Security-relevant state (``custody.state.versions``): a version unsigned, signed
     #: by an untrusted key, out of its chain, missing, or older than one seen.
     STATE_INVALID = "STATE_INVALID"
+    #: A SHA-256 prefix on the command line that names more than one of the tenant's documents.
+    AMBIGUOUS_PREFIX = "AMBIGUOUS_PREFIX"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -321,6 +324,7 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.KEY_OUTSIDE_VALIDITY,
         Code.TRUST_ANCHOR_MISSING,
         Code.STATE_INVALID,
+        Code.AMBIGUOUS_PREFIX,
     }
 )
 
@@ -633,3 +637,17 @@ class ReleaseStepFailed(CustodyError):
 
 class HelperError(RuntimeError):
     """The helper could not start, died, or failed a page; the message has no page text."""
+
+
+class AmbiguousPrefix(UsageError):
+    """A SHA-256 prefix (``custody``'s, never the edge's) naming several of a tenant's documents.
+
+    ``matches`` lists them in full, so a person can pick one; only the CLI
+    resolves prefixes, so no HTTP caller can enumerate documents with one.
+    """
+
+    code = Code.AMBIGUOUS_PREFIX
+
+    def __init__(self, prefix: str, matches: list[str]) -> None:
+        super().__init__(detail=f"{prefix} names {len(matches)} documents: {', '.join(matches)}")
+        self.matches = matches

@@ -182,6 +182,11 @@ class Settings(BaseSettings):
     # Keys (custody.keys): a 0700 folder of key files, or one JSON secret that wins over it.
     keys_dir: Path | None = None  # default CUSTODY_HOME/keys
     keys_json: SecretStr | None = None
+    # The SDK and the CLI's Temporal commands refuse a home without keys
+    # (starter.client.connect): it is the wrong folder, not a deployment. True: a
+    # development deployment kept without keys on purpose (the tests' in-process
+    # workers), its payloads and objects plaintext; production always needs keys.
+    allow_plaintext: bool = False
     # Drain window after upgrading to signed references (custody.refs): until this
     # time, unsigned references of workflows started before the upgrade are accepted.
     refs_unsigned_until: datetime | None = None

@@ -38,7 +38,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     manual_help = "documents parked in the manual lane"
     verbs.add_parser("manual", parents=[common], help=manual_help).set_defaults(handler=_manual)
     rel = verbs.add_parser("release", parents=[common], help="submit a parked document")
-    rel.add_argument("sha256")
+    rel.add_argument("sha256", help="the parked document's SHA-256 (8+ hex characters do)")
     rel.add_argument("--drop", action="store_true", help="discard it instead")
     rel.set_defaults(handler=with_client(_release))
 

@@ -19,7 +19,7 @@ from custody.settings import Settings
 from starter.chaos.runner import run, table
 from starter.chaos.scenarios import SCENARIOS
 from starter.cli.output import Exit, emit
-from starter.cli.registry import add_command
+from starter.cli.registry import add_command, supervised
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -28,7 +28,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="print the scenarios")
     parser.add_argument("--trials", type=int, default=1, help="trials per scenario")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random timing")
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=supervised(handle))
 
 
 def handle(args: argparse.Namespace, settings: Settings) -> int:

@@ -20,6 +20,7 @@ from custody.errors import Code
 from custody.settings import Settings
 from custody.state.rules import FieldsPolicy, get_policy, set_policy
 from custody.stores import open_store
+from starter.cli.options import readable_file
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command
 
@@ -30,7 +31,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     policy = things.add_parser("policy", help="the tenant's fields policy")
     actions = policy.add_subparsers(dest="fields_action", required=True)
     put = actions.add_parser("set", parents=[common], help="store the next version")
-    put.add_argument("--file", required=True, type=Path, help="JSON: the policy's fields")
+    put.add_argument(
+        "--file", required=True, type=readable_file, help="a JSON file: the policy's fields"
+    )
     put.set_defaults(handler=_set)
     show = actions.add_parser("show", parents=[common], help="the policy in force")
     show.set_defaults(handler=_show)
@@ -38,7 +41,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _set(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        policy = FieldsPolicy.model_validate_json(args.file.read_bytes())
+        policy = FieldsPolicy.model_validate_json(Path(args.file).read_bytes())
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

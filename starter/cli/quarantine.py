@@ -23,6 +23,7 @@ from custody.queues import WORKFLOW_NAME
 from custody.refs import RefKeys
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
+from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
 from starter.client.connect import CustodyClient
@@ -37,9 +38,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     q_ls.set_defaults(handler=_ls)
     for action, text in (("release", "run it again"), ("reject", "final: never published")):
         p = q.add_parser(action, parents=[common], help=text)
-        p.add_argument("sha256")
+        p.add_argument("sha256", help=DOCUMENT_HELP)
         p.add_argument("--by", required=True, help="who decides")
-        p.add_argument("--reason", required=True)
+        p.add_argument("--reason", required=True, help="why, kept beside the decision")
         p.set_defaults(handler=with_client(_release) if action == "release" else _reject)
 
 
@@ -75,7 +76,7 @@ def _reject(args: argparse.Namespace, settings: Settings) -> int:
     _quarantined(store, args.sha256, args.tenant)
     notarize(store, notary_from_settings(settings))
     key = ev.decide(store, args.sha256, args.tenant, "reject", args.by, args.reason)
-    emit(args, {"decision": key}, f"rejected for good; recorded at {key}")
+    emit(args, {"decision": key}, f"rejected for good; in the ledger: {_audit_hint(args)}")
     return Exit.OK
 
 
@@ -85,8 +86,22 @@ async def _release(args: argparse.Namespace, client: CustodyClient) -> int:
     notarize(client.store, notary_from_settings(client.settings))
     key = ev.decide(client.store, args.sha256, args.tenant, "release", args.by, args.reason)
     run_id = await _rerun(client, ref)
-    emit(args, {"decision": key, "run_id": run_id}, f"released; running again as run {run_id}")
+    text = f"released; running again as run {run_id}; follow it: {_status_hint(args)}"
+    emit(args, {"decision": key, "run_id": run_id}, text)
     return Exit.OK
+
+
+def _audit_hint(args: argparse.Namespace) -> str:
+    """The command that shows the decision's ledger event, exactly as it can be typed."""
+    return f"custody audit log {args.sha256[:12]}{_tenant_words(args)}"
+
+
+def _status_hint(args: argparse.Namespace) -> str:
+    return f"custody status {args.sha256[:12]}{_tenant_words(args)}"
+
+
+def _tenant_words(args: argparse.Namespace) -> str:
+    return f" --tenant {args.tenant}" if args.tenant else ""
 
 
 async def _rerun(client: CustodyClient, ref: ev.DocumentRef) -> str:

@@ -27,6 +27,7 @@ from custody.ledger.signing import public_keys, signer_from_settings
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
 from custody.stores import expiry as scratch_expiry
+from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
 from starter.client.connect import CustodyClient
@@ -44,7 +45,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     sweep.set_defaults(handler=_sweep)
     ok = r.add_parser("approve", parents=[common], help="an evidence owner's signed approval")
-    ok.add_argument("sha256")
+    ok.add_argument("sha256", help=DOCUMENT_HELP)
     ok.add_argument("--by", required=True, help="the evidence owner who approves")
     ok.add_argument("--policy", required=True, help="the retention policy it falls under")
     ok.set_defaults(handler=_approve)

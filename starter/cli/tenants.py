@@ -20,12 +20,12 @@ from starter.edge.tenants import add, list_tenants, revoke
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     verbs = add_command(sub, "tenants").add_subparsers(dest="tenants_verb", required=True)
     a = verbs.add_parser("add", parents=[common], help="create a tenant; prints its key once")
-    a.add_argument("name")
+    a.add_argument("name", help="the tenant's name: [a-z0-9][a-z0-9_-]{0,62}")
     a.add_argument("--priority", action="store_true", help="may use the reserved lane")
     a.set_defaults(handler=_add)
     verbs.add_parser("ls", parents=[common], help="list tenants").set_defaults(handler=_ls)
     r = verbs.add_parser("revoke", parents=[common], help="revoke a tenant's key")
-    r.add_argument("name")
+    r.add_argument("name", help="the tenant whose key to revoke")
     r.set_defaults(handler=_revoke)
 
 

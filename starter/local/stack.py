@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,12 +182,15 @@ class Stack:
                 log = self.home / "logs" / f"{service.name}.log"
                 raise RuntimeError(f"{service.name} exited during start-up; see {log}")
 
-    def down(self, timeout_s: float = 20.0) -> list[str]:
-        """Stop workers first (they finish or hand back their tasks), then Temporal."""
+    def down(self, timeout_s: float = 20.0, only: Collection[str] | None = None) -> list[str]:
+        """Stop workers first (they finish or hand back their tasks), then Temporal.
+
+        ``only``: just these services (those a foreground ``custody up`` started).
+        """
         stopped: list[str] = []
         for service in reversed(self.services()):
             pid = self.pid(service)
-            if pid is None:
+            if pid is None or (only is not None and service.name not in only):
                 continue
             _terminate(pid, timeout_s)
             (self.home / "run" / f"{service.name}.pid").unlink(missing_ok=True)

@@ -156,7 +156,9 @@ def test_install_custody_status_without_temporal_is_one_json_error(
 ) -> None:
     """``custody status --json`` with Temporal unreachable exits 5 or 6 with one JSON error."""
     env = _clean_env(
-        CUSTODY_TEMPORAL_ADDRESS=f"127.0.0.1:{_closed_port()}", CUSTODY_HOME=str(tmp_path / "home")
+        CUSTODY_TEMPORAL_ADDRESS=f"127.0.0.1:{_closed_port()}",
+        CUSTODY_HOME=str(tmp_path / "home"),
+        CUSTODY_ALLOW_PLAINTEXT="true",  # a home without keys is otherwise refused first (9)
     )
     argv = [str(installed / "bin" / "custody"), "status", "0" * 64, "--json"]
     done = _run(argv, tmp_path, env)

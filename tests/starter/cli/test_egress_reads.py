@@ -129,6 +129,7 @@ async def test_egress_read_cli_result_records_the_printed_bytes(published: Publi
         **os.environ,
         "CUSTODY_HOME": str(p.settings.home),
         "CUSTODY_TEMPORAL_ADDRESS": p.settings.temporal_address,
+        "CUSTODY_ALLOW_PLAINTEXT": "true",  # the in-process workers here run without keys
     }
     proc = await asyncio.create_subprocess_exec(
         sys.executable,

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from custody.keys import keyring as keys
+from custody.settings import Settings
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
+from tests.helpers import cli
 
 
 def _keys(home: Path, *args: str) -> tuple[int, Any, str]:
-    env = {**os.environ, "CUSTODY_HOME": str(home)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "starter.cli.main", "keys", *args, "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else None, proc.stdout
+    """``custody keys ARGS --json`` in this process; its status, answer and printed text."""
+    code, answer = cli(Settings(home=home), "keys", *args)
+    return code, answer, json.dumps(answer)
 
 
 def test_keys_cli_rotate_tenant_kek_new_objects_use_it_old_ones_open(tmp_path: Path) -> None:

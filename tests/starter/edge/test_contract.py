@@ -104,6 +104,7 @@ def served_edge(tmp_path: Path, temporal_address: str) -> Iterator[tuple[str, st
         # The tenant record above is a signed state version: the server must hold
         # the key that signed it (this process's), as one deployment's roles do.
         "CUSTODY_SIGNING_DIR": str(Settings().signing_path),
+        "CUSTODY_ALLOW_PLAINTEXT": "true",  # no keys here: the edge's SDK would refuse (#26)
     }
     argv = [_script("custody"), "serve", "--port", str(port)]
     proc = subprocess.Popen(argv, env=env)

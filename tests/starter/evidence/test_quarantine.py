@@ -10,8 +10,7 @@ from activities.engines.base import OcrEngine
 from custody.ledger.events import Ledger
 from custody.models import DocState
 from starter.client.submit import submit, wait
-from tests.helpers import FailingEngine, make_settings, running_pipeline
-from tests.starter.cli.test_cli import custody_cli
+from tests.helpers import FailingEngine, custody_cli, make_settings, running_pipeline
 
 
 async def test_quarantine_release_reruns_and_reject_is_final(
