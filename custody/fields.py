@@ -73,6 +73,8 @@ class FormPair(_Model):
     key_box: list[int]
     value_box: list[int]
     confidence: float = Field(ge=0.0, le=1.0)
+    #: How it was found: "beside", "label-column", "table", "checkbox" ("" before #27).
+    method: str = ""
 
 
 class Classification(_Model):

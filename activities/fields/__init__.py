@@ -30,8 +30,9 @@ def extract(
     ordered = sorted(pages, key=lambda p: p.page)
     lines: list[Line] = [line for page in ordered for line in page_lines(page)]
     kind = classify(lines, declared=declared, expected=expected)
+    marks = {page.page: page.marks for page in ordered}
     if kind.type == DocType.REFERRAL:
         return Extraction(classification=kind, fields=read_referral(ordered, lines))
     if kind.type == DocType.RECEIPT:
         return Extraction(classification=kind, fields=read_receipt(lines))
-    return Extraction(classification=kind, pairs=read_pairs(lines))
+    return Extraction(classification=kind, pairs=read_pairs(lines, marks))
