@@ -78,7 +78,9 @@ class FormPair(_Model):
 
 
 class Classification(_Model):
-    type: DocType
+    #: A ``DocType`` value or a configured type's name (``custody.doctypes``); a plain
+    #: string, so an extraction stored before configured types still reads the same.
+    type: str
     #: "declared" by the submitter, "policy" (the tenant expects one type), or "classified".
     how: Literal["declared", "policy", "classified"]
     confidence: float = Field(ge=0.0, le=1.0)

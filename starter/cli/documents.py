@@ -14,7 +14,6 @@ from typing import Any
 from custody import ids
 from custody.egress import EgressKind
 from custody.errors import CustodyError
-from custody.fields import DocType
 from custody.models import DocState, DocumentResult
 from custody.state.egress import hand_out
 from starter.cli.actor import operator
@@ -37,9 +36,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--type",
         dest="document_type",
-        choices=[t.value for t in DocType],
         default=None,
-        help="the documents' type (else Custody classifies each)",
+        help="the documents' type: form, receipt, referral or a configured one such as "
+        "discharge (custody fields policy show); else Custody classifies each",
     )
     s.add_argument("--wait", action="store_true", help="wait for terminal states")
     s.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait at most")
