@@ -12,16 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from custody import ids
-from custody.egress import EgressKind
 from custody.errors import CustodyError
 from custody.models import DocState, DocumentResult
-from custody.state.egress import hand_out
-from starter.cli.actor import operator
-from starter.cli.output import Exit, emit, for_state, rendered
+from starter.cli.output import Exit, emit, for_state
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
+from starter.cli.results import result
 from starter.client.connect import CustodyClient
 from starter.client.read import list_documents
-from starter.client.read import result as api_result
 from starter.client.read import status as api_status
 from starter.client.submit import Submission, wait
 from starter.client.submit import submit as api_submit
@@ -214,31 +211,6 @@ def _sha_of(document: str) -> str:
         while chunk := src.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-async def result(args: argparse.Namespace, client: CustodyClient) -> int:
-    view = api_result(client, args.sha256, args.tenant)
-    data = {
-        "record": view.record.model_dump(mode="json"),
-        "text": view.text,
-        "pages": [
-            {"page": p.page, "mean_confidence": p.mean_confidence, "words": len(p.words)}
-            for p in view.pages
-        ],
-    }
-    confs = " ".join(f"p{p.page + 1}={p.mean_confidence:.2f}" for p in view.pages)
-    out = rendered(args, data, f"{view.text}\n\n-- {view.record.pages} pages; confidence {confs}")
-    # The text leaves the store here: the egress event for these exact bytes comes first.
-    hand_out(
-        client.store,
-        args.tenant,
-        EgressKind.READ,
-        (out + "\n").encode("utf-8"),
-        actor=operator(),
-        documents=[args.sha256],
-    )
-    print(out)
-    return Exit.OK
 
 
 async def ls(args: argparse.Namespace, client: CustodyClient) -> int:

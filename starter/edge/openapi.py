@@ -15,6 +15,7 @@ from typing import Any
 from custody.doctypes import TYPE_NAME
 from custody.limits import PolicyLimits
 from starter.edge.preview_spec import preview_path, preview_schemas
+from starter.edge.read_spec import result_schemas
 from starter.edge.releases import MAX_DOCUMENTS
 
 # The server's regexes. Its `re.match` also lets a trailing newline past `$`,
@@ -255,7 +256,8 @@ SCHEMAS: dict[str, Any] = {
         code=_MAYBE_STR,
         pages={"type": "integer"},
         running={"type": "boolean"},
-        result={"type": "object", "nullable": True},
+        # The text and the fields read, once published (read_spec); else null.
+        result=_ref("Result"),
     ),
 }
 
@@ -268,7 +270,7 @@ def document(limits: PolicyLimits) -> dict[str, Any]:
         "paths": _paths(limits),
         "components": {
             "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
-            "schemas": SCHEMAS | preview_schemas(limits),
+            "schemas": SCHEMAS | preview_schemas(limits) | result_schemas(),
         },
     }
 
