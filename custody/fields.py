@@ -16,7 +16,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 #: Version of the field schemas below; bump when a type gains or changes a field.
-_FIELDS_SCHEMA_VERSION = 1
+#: 2 (#27): pairs carry their method; a classification's type may be a configured name.
+_FIELDS_SCHEMA_VERSION = 2
 
 
 class DocType(StrEnum):
