@@ -121,7 +121,7 @@ class OutputActivities:
             page_confidences=[round(p.mean_confidence, 4) for p in pages],
             band="high" if sure else "review",
             attempt=activity.info().attempt,
-            document_type=read.document_type.value,
+            document_type=read.document_type,
             fields_key=read.key,
             fields_sig=read.sig,
             fields_review=read.verdict.review,

@@ -16,7 +16,8 @@ document content.
     ├── Quarantined               kept for review with its source; never retried
     │   │ (HASH_MISMATCH, LOW_CONFIDENCE, NO_TEXT, PAGE_COUNT_MISMATCH,
     │   │  SOURCE_MISSING, REF_INVALID, SEAL_INVALID, QUEUE_STALLED,
-    │   │  RETRY_BUDGET_EXHAUSTED, FIELDS_MISSING, FIELD_INVALID, LANGUAGE_MISMATCH)
+    │   │  RETRY_BUDGET_EXHAUSTED, FIELDS_MISSING, FIELD_INVALID, LANGUAGE_MISMATCH,
+    │   │  TYPE_NOT_CONFIGURED)
     │   ├── RefInvalid            a signed object reference failed its check
     │   └── SealInvalid           a stored object was altered or moved (also a StoreError)
     ├── TransientFault            retried with backoff, then quarantined with the
@@ -218,6 +219,12 @@ class Code(StrEnum):
     STATE_INVALID = "STATE_INVALID"
     #: A SHA-256 prefix on the command line that names more than one of the tenant's documents.
     AMBIGUOUS_PREFIX = "AMBIGUOUS_PREFIX"
+    #: A document type named at submission (``--type``, Custody-Document-Type) that is
+    #: neither built in nor configured in the tenant's fields policy: refused (a request).
+    UNKNOWN_TYPE = "UNKNOWN_TYPE"
+    #: The type a document was submitted as is no longer configured when its fields
+    #: are read (the policy changed meanwhile): quarantined for a person to decide.
+    TYPE_NOT_CONFIGURED = "TYPE_NOT_CONFIGURED"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -252,6 +259,7 @@ QUARANTINE_CODES: frozenset[Code] = frozenset(
         Code.FIELDS_MISSING,
         Code.FIELD_INVALID,
         Code.LANGUAGE_MISMATCH,
+        Code.TYPE_NOT_CONFIGURED,
     }
 )
 
@@ -325,6 +333,7 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.TRUST_ANCHOR_MISSING,
         Code.STATE_INVALID,
         Code.AMBIGUOUS_PREFIX,
+        Code.UNKNOWN_TYPE,
     }
 )
 

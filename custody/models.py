@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from custody.fields import DocType
+from custody.doctypes.spec import TYPE_NAME
 from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
 
 
@@ -74,9 +74,11 @@ class DocumentInput(_Model):
     #: The tenant's share of a busy queue against other tenants (Temporal fairness;
     #: None: 1.0, or the server's override for the tenant's key).
     fairness_weight: float | None = Field(default=None, gt=0)
-    #: The document's type as the submitter names it (custody.fields.DocType);
-    #: None: Custody classifies it among the types the tenant's policy expects.
-    document_type: DocType | None = None
+    #: The document's type as the submitter names it: a custody.fields.DocType value
+    #: or a type the tenant's fields policy configures (by name, so histories from
+    #: before configured types decode the same); None: Custody classifies it among
+    #: the types the tenant's policy expects.
+    document_type: str | None = Field(default=None, pattern=TYPE_NAME)
 
 
 class DocumentResult(_Model):
@@ -208,7 +210,7 @@ class CheckInput(_Model):
     expected_pages: int
     page_keys: list[str]
     page_sigs: list[str] = Field(default_factory=list)
-    document_type: DocType | None = None
+    document_type: str | None = Field(default=None, pattern=TYPE_NAME)
 
 
 class CheckResult(_Model):

@@ -17,10 +17,17 @@ from datetime import UTC, datetime
 from activities.rules.language import mismatched_pages
 from custody import ids
 from custody.errors import Code, Quarantined
-from custody.fields import DocType, Extraction
+from custody.fields import Extraction
 from custody.models import PageText
 from custody.refs import RefKeys
-from custody.state.rules import FieldsPolicy, Verdict, evaluate, get_policy
+from custody.state.rules import (
+    FieldsPolicy,
+    Verdict,
+    configured_types,
+    evaluate,
+    get_policy,
+    type_fields,
+)
 from custody.stores import ObjectStore
 
 
@@ -37,7 +44,7 @@ def fields_key(sha256: str, tenant: str | None, text_sha256: str) -> str:
 class FieldsOutcome:
     """What the check adds to its result: a reference and names, no values."""
 
-    def __init__(self, document_type: DocType, key: str, sig: str | None, verdict: Verdict) -> None:
+    def __init__(self, document_type: str, key: str, sig: str | None, verdict: Verdict) -> None:
         self.document_type, self.key, self.sig, self.verdict = document_type, key, sig, verdict
 
 
@@ -66,12 +73,20 @@ class FieldsCheck:
         sha256: str,
         tenant: str | None,
         text_sha256: str,
-        declared: DocType | None,
+        declared: str | None,
         policy: FieldsPolicy,
     ) -> FieldsOutcome:
         from activities.fields import extract  # the readers load only where fields are read
 
-        extraction = extract(pages, declared=declared, expected=policy.expected_types)
+        if declared is not None and declared not in type_fields(policy):
+            # Named at submission, no longer configured: a person decides what it is.
+            raise Quarantined(Code.TYPE_NOT_CONFIGURED, "the declared type is not configured")
+        extraction = extract(
+            pages,
+            declared=declared,
+            expected=policy.expected_types,
+            configured=configured_types(policy),
+        )
         key = work_fields_key(sha256, tenant, text_sha256)
         self._store.create(key, extraction.model_dump_json().encode())
         # A retry judges what an earlier attempt stored: the sealed object is the fact.

@@ -89,7 +89,7 @@ class Tally:
         """One document: ``read`` is None when nothing was published to read."""
         self.documents += 1
         self.states[state] = self.states.get(state, 0) + 1
-        if read is not None and read.classification.type.value == truth.type:
+        if read is not None and read.classification.type == truth.type:
             self.classified_right += 1
         for name, want in sorted(truth.fields.items()):
             tally = self.fields.setdefault(name, FieldTally())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Literal
 
 from pydantic import BaseModel
 from temporalio.client import WorkflowExecutionStatus
@@ -17,6 +18,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.errors import NotFound
+from custody.fields import Extraction, FieldValueType, FoundField
 from custody.models import (
     DocState,
     DocumentResult,
@@ -47,10 +49,39 @@ class StatusView(BaseModel):
     transitions: list[dict[str, str]] = []
 
 
+class FieldView(BaseModel):
+    """A field as people see it: a value, or that it needs review, or that it was not there."""
+
+    state: Literal["value", "review", "missing"]
+    value: FieldValueType | None = None
+    confidence: float = 0.0
+    page: int | None = None
+    box: list[int] | None = None
+
+
+_STATES: dict[str, Literal["value", "review", "missing"]] = {
+    "found": "value",
+    "review": "review",
+    "missing": "missing",
+}
+
+
+def field_view(found: FoundField) -> FieldView:
+    return FieldView(
+        state=_STATES[found.status],
+        value=found.value,
+        confidence=found.confidence,
+        page=found.page,
+        box=found.box,
+    )
+
+
 class ResultView(BaseModel):
     record: ResultRecord
     text: str
     pages: list[PageText]
+    #: The fields read, by name (none for a generic form, or a record from before fields).
+    fields: dict[str, FieldView] = {}
 
 
 class ListRow(BaseModel):
@@ -115,14 +146,21 @@ def _view(
 
 
 def result(client: CustodyClient, sha256: str, tenant: str | None = None) -> ResultView:
-    """The published text and per-page results, from the object store."""
+    """The published text, per-page results and the fields read, from the object store.
+
+    Content: whoever hands it on records the egress event first (``custody.state.egress``).
+    """
     key = ids.record_key(sha256, tenant)
     if not client.store.exists(key):
         raise NotFound(sha256)
     record = SignedRecord.model_validate_json(client.store.get(key)).record
     text = client.store.get(record.text_key).decode("utf-8")
     pages = [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
-    return ResultView(record=record, text=text, pages=pages)
+    fields: dict[str, FieldView] = {}
+    if record.fields_key is not None:  # sealed beside the text, its hash in the record
+        read = Extraction.model_validate_json(client.store.get(record.fields_key))
+        fields = {name: field_view(f) for name, f in sorted(read.fields.items())}
+    return ResultView(record=record, text=text, pages=pages, fields=fields)
 
 
 async def list_documents(

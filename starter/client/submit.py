@@ -48,6 +48,7 @@ from custody.queues import (
     scheduling,
 )
 from custody.refs import RefKeys
+from custody.state.rules import get_policy, known_type
 from starter.client import backlog
 from starter.client.connect import CustodyClient
 from starter.client.read import from_store, published, settled
@@ -99,12 +100,16 @@ async def submit(
 
     With ``admit``, new work is asked for first (documents already published
     are not): the hook raises to refuse, and ``priority`` asks for a reserved lane.
-    ``document_type`` names the type (``custody.fields.DocType``); else it is classified.
+    ``document_type`` names the type: built in (``custody.fields.DocType``) or one the
+    tenant's fields policy configures (else ``UsageError`` ``UNKNOWN_TYPE``); None: it is
+    classified.
     ``fairness_weight`` is the document's share of a busy queue; else it falls
     with the tenant's backlog (``starter.client.backlog``).
     """
     ids.check_tenant(tenant)
     ids.check_source_id(source_id)
+    if document_type is not None:  # refused before a byte is read, as the edge refuses it
+        known_type(get_policy(client.store, tenant), str(document_type))
     with _open(document) as src:
         sha256, size = _hash_stream(src, client.settings.limits.max_bytes)
         wid = ids.workflow_id(sha256, tenant)
@@ -149,7 +154,7 @@ async def submit(
         ocr_task_queue=client.settings.ocr_task_queue,
         signer=signer or {},
         captured_at=captured_at,
-        document_type=DocType(document_type) if document_type is not None else None,
+        document_type=str(document_type) if document_type is not None else None,
         # The reserved lane goes ahead in every task queue too, OCR's included.
         priority=PRIORITY_RESERVED if priority else None,
         fairness_weight=fairness_weight,

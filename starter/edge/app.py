@@ -56,6 +56,7 @@ from starter.edge.upload import (
     Pace,
     Staged,
     UploadError,
+    known_document_type,
     paced,
     read_options,
     stage_body,
@@ -119,6 +120,8 @@ class Edge:
             return error(err.status, err.code, err.message)
         staged = None
         try:
+            store, name = self.client.store, opts["document_type"]
+            await asyncio.to_thread(known_document_type, store, tenant.name, name)
             await self._precheck(tenant, opts)
             with self.inflight.opened(tenant.name, opts["length"]) as ticket:
                 staged = await stage_body(

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from custody.fields import DocType
+from custody.doctypes import TYPE_NAME
 from custody.limits import PolicyLimits
 from starter.edge.preview_spec import preview_path, preview_schemas
+from starter.edge.read_spec import result_schemas
 from starter.edge.releases import MAX_DOCUMENTS
 
 # The server's regexes. Its `re.match` also lets a trailing newline past `$`,
@@ -31,10 +32,10 @@ _HEADERS = {
     "Custody-Source-Id": "the sending system, an identifier (never free text)",
     "Custody-Page-Count": "pages the sender expects; past the page limit is 413 PAGE_LIMIT",
     "Custody-Priority": "'high' (any case) uses the reserved lane, for tenants allowed to",
-    "Custody-Document-Type": "the document's type (else Custody classifies it); "
-    "another value is 400 BAD_HEADER",
+    "Custody-Document-Type": "the document's type (else Custody classifies it): a built-in "
+    "type (form, receipt, referral) or one the tenant's fields policy configures (discharge "
+    "is shipped configured); a name the tenant does not know is 422 UNKNOWN_TYPE",
 }
-_DOC_TYPES = sorted(t.value for t in DocType)
 UPLOAD_TYPES = ("application/pdf", "image/png", "image/jpeg", "image/tiff")
 
 
@@ -85,7 +86,7 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
                 "Custody-Page-Count", {"type": "integer", "minimum": 1, "maximum": limits.max_pages}
             ),
             _header("Custody-Priority", {"type": "string"}),
-            _header("Custody-Document-Type", {"type": "string", "enum": _DOC_TYPES}),
+            _header("Custody-Document-Type", {"type": "string", "pattern": TYPE_NAME}),
         ],
         "requestBody": {
             "required": True,
@@ -108,7 +109,10 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
             "408": _error("the body arrived too slowly (BODY_TOO_SLOW)"),
             "413": _error("larger than the byte (TOO_LARGE) or page (PAGE_LIMIT) limit"),
             "415": _error("unsupported or mismatched content type (UNSUPPORTED_TYPE)"),
-            "422": _error("Idempotency-Key reused with a different body"),
+            "422": _error(
+                "Idempotency-Key reused with a different body (IDEMPOTENCY_KEY_REUSED), or "
+                "Custody-Document-Type names a type the tenant does not know (UNKNOWN_TYPE)"
+            ),
             "429": _error(
                 "admission bounds, rates, uploads in flight or the manual lane's share "
                 "reached; retry later",
@@ -252,7 +256,8 @@ SCHEMAS: dict[str, Any] = {
         code=_MAYBE_STR,
         pages={"type": "integer"},
         running={"type": "boolean"},
-        result={"type": "object", "nullable": True},
+        # The text and the fields read, once published (read_spec); else null.
+        result=_ref("Result"),
     ),
 }
 
@@ -265,7 +270,7 @@ def document(limits: PolicyLimits) -> dict[str, Any]:
         "paths": _paths(limits),
         "components": {
             "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
-            "schemas": SCHEMAS | preview_schemas(limits),
+            "schemas": SCHEMAS | preview_schemas(limits) | result_schemas(),
         },
     }
 

@@ -5,7 +5,10 @@ published under a review policy (band ``review``, ``consent`` named), found
 by its participant ID through the keyed index, and refused by a release policy
 that requires consent; under a quarantine policy it is ``FIELDS_MISSING``, and
 neither its values nor its text reach logs or workflow history. A German
-letter under a policy expecting English is ``LANGUAGE_MISMATCH``.
+letter under a policy expecting English is ``LANGUAGE_MISMATCH``. A discharge
+summary, the type Custody ships configured, is read by the generic reader
+whether it is named at submission or classified; a type nobody configured is
+refused before anything is stored.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from temporalio.client import Client
 from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
+from custody.errors import Code, UsageError
 from custody.fields import DocType, Extraction
 from custody.keys.keyring import init_keyring, keys_dir
 from custody.models import DocState, SignedRecord
@@ -31,7 +35,14 @@ from custody.state.rules import Action, FieldsPolicy, TypeRules, set_policy
 from custody.stores import ObjectStore, open_store
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
-from tests.activities.rules.drawn import GERMAN, PARTICIPANT_ID, REFERRAL, REFERRAL_DATE, png
+from tests.activities.rules.drawn import (
+    DISCHARGE,
+    GERMAN,
+    PARTICIPANT_ID,
+    REFERRAL,
+    REFERRAL_DATE,
+    png,
+)
 from tests.helpers import custody_cli, make_settings, recipient, running_pipeline
 from tests.workflows.test_replay import replay_and_keep
 
@@ -127,3 +138,36 @@ async def test_fields_language_mismatch_quarantines_a_german_page(
         sub = await submit(custody, png(GERMAN), tenant=tenant)
         result = await wait(custody, sub.sha256, tenant=tenant)
     assert result.state is DocState.QUARANTINED and result.code == "LANGUAGE_MISMATCH"
+
+
+async def test_fields_discharge_is_read_by_its_configuration_named_or_classified(
+    temporal_client: Client, sealed: Settings, ocr_engine: OcrEngine, tenant: str
+) -> None:
+    """Named at submission or not, a discharge summary's five fields come back in normal form;
+    an unconfigured type is UNKNOWN_TYPE before a byte is stored."""
+    store = open_store(sealed)
+    want = {
+        "patient": "Amara Lindqvist",
+        "admitted": "2026-03-03",
+        "discharged": "2026-03-14",
+        "allergies": "penicillin - none known; latex - rash",
+        "clinician": "Dr. Tomas Berg",
+    }
+    async with running_pipeline(temporal_client, sealed, ocr_engine, store=store) as custody:
+        with pytest.raises(UsageError) as refused:
+            await submit(custody, png(DISCHARGE), tenant=tenant, document_type="invoice")
+        assert refused.value.code is Code.UNKNOWN_TYPE
+        assert not list(store.list(f"intake/{ids.scope(tenant)}/"))
+        named = await submit(custody, png(DISCHARGE), tenant=tenant, document_type="discharge")
+        result = await wait(custody, named.sha256, tenant=tenant)
+        assert result.state is DocState.PUBLISHED, result
+        classified = await submit(custody, png(DISCHARGE[1:]), tenant=tenant)
+        other = await wait(custody, classified.sha256, tenant=tenant)
+    for sub, how in ((named, "declared"), (classified, "classified")):
+        record = _record(store, sub.sha256, tenant).record
+        assert record.document_type == "discharge" and record.fields_key is not None
+        read = Extraction.model_validate_json(store.get(record.fields_key))
+        assert read.classification.how == how
+        assert {n: read.value(n) for n in want} == want
+    assert other.state is DocState.PUBLISHED
+    await replay_and_keep(temporal_client, result.workflow_id, "document-fields-discharge")
