@@ -25,7 +25,8 @@ document content.
     │      WORKER_LOST, INTERNAL, CIRCUIT_OPEN)
     │   └── CircuitOpen           a breaker refused the call (also a StoreUnavailable)
     ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION;
-    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING
+    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING;
+    │                             an optional part not installed (custody.extras): EXTRA_MISSING
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
@@ -215,6 +216,9 @@ class Code(StrEnum):
     #: Security-relevant state (``custody.state.versions``): a version unsigned, signed
     #: by an untrusted key, out of its chain, missing, or older than one seen.
     STATE_INVALID = "STATE_INVALID"
+    #: An optional part (a pip extra: easyocr, bench, chaos) that a command or the
+    #: configured engine needs is not installed; the message says how (custody.extras).
+    EXTRA_MISSING = "EXTRA_MISSING"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -343,6 +347,8 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         Code.CONFIGURATION,
         Code.KEY_DEVELOPMENT,
         Code.KEY_PERMISSIONS,
+        # Like CONFIGURATION: once an operator installs the extra, a retry succeeds.
+        Code.EXTRA_MISSING,
     }
 )
 
