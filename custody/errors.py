@@ -26,7 +26,8 @@ document content.
     │      WORKER_LOST, INTERNAL, CIRCUIT_OPEN)
     │   └── CircuitOpen           a breaker refused the call (also a StoreUnavailable)
     ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION;
-    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING
+    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING;
+    │                             an optional part not installed (custody.extras): EXTRA_MISSING
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
@@ -225,6 +226,9 @@ class Code(StrEnum):
     #: The type a document was submitted as is no longer configured when its fields
     #: are read (the policy changed meanwhile): quarantined for a person to decide.
     TYPE_NOT_CONFIGURED = "TYPE_NOT_CONFIGURED"
+    #: An optional part (a pip extra: easyocr, bench, chaos) that a command or the
+    #: configured engine needs is not installed; the message says how (custody.extras).
+    EXTRA_MISSING = "EXTRA_MISSING"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -356,6 +360,8 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         Code.CONFIGURATION,
         Code.KEY_DEVELOPMENT,
         Code.KEY_PERMISSIONS,
+        # Like CONFIGURATION: once an operator installs the extra, a retry succeeds.
+        Code.EXTRA_MISSING,
     }
 )
 

@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from custody.errors import ConfigurationError, UsageError
+from custody.extras import EXTRAS, missing
 from custody.settings import Settings
 from starter.cli.options import (
     DOCUMENT_DESTS,
@@ -152,12 +153,17 @@ def add_command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
 
 
 def load(module: str, command: str) -> ModuleType:
-    """Import a command's module; a third-party package it needs is a configuration error."""
+    """Import a command's module; a third-party package it needs is a configuration error,
+    EXTRA_MISSING with the install command when an extra provides it (custody.extras)."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:
-        if (err.name or "").split(".")[0] in _OURS:
+        top = (err.name or "").split(".")[0]
+        if top in _OURS:
             raise
+        extra = next((name for name, mods in EXTRAS.items() if top in mods), None)
+        if extra is not None:
+            raise missing(extra, f"custody {command}", top) from None
         raise ConfigurationError(
             detail=f"custody {command} needs the Python package {err.name!r}; it is not installed"
         ) from err
