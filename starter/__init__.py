@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from custody.errors import NotFound
     from custody.models import DocState, DocumentResult
     from custody.settings import Settings
+    from starter.client.admission import AdmissionRequest
     from starter.client.connect import CustodyClient, connect
     from starter.client.read import (
         ListRow,
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
         status,
     )
     from starter.client.release import release, wait_release
-    from starter.client.submit import AdmissionRequest, Admit, Submission, submit, wait
+    from starter.client.submit import Hashed, Submission, submit, wait
 
 _HOME = {
     "NotFound": "custody.errors",
@@ -52,8 +53,8 @@ _HOME = {
     "status": "starter.client.read",
     "release": "starter.client.release",
     "wait_release": "starter.client.release",
-    "AdmissionRequest": "starter.client.submit",
-    "Admit": "starter.client.submit",
+    "AdmissionRequest": "starter.client.admission",
+    "Hashed": "starter.client.submit",
     "Submission": "starter.client.submit",
     "submit": "starter.client.submit",
     "wait": "starter.client.submit",
@@ -61,10 +62,10 @@ _HOME = {
 
 __all__ = [
     "AdmissionRequest",
-    "Admit",
     "CustodyClient",
     "DocState",
     "DocumentResult",
+    "Hashed",
     "ListRow",
     "NotFound",
     "ResultView",

@@ -13,7 +13,7 @@ from typing import Any
 
 from custody import ids
 from custody.egress import EgressKind
-from custody.errors import CustodyError
+from custody.errors import AdmissionRejected, CustodyError
 from custody.fields import DocType
 from custody.models import DocState, DocumentResult
 from custody.state.egress import hand_out
@@ -69,6 +69,9 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
                 tenant=args.tenant,
                 document_type=args.document_type,
             )
+        except AdmissionRejected as err:  # not now: the same answer the edge gives
+            rows.append(_refused_row(path, err))
+            continue
         except CustodyError as err:  # refused before a workflow existed
             rows.append({"input": path, "state": "rejected", "code": str(err.code)})
             continue
@@ -79,6 +82,16 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
         await _wait_all(client, pending, rows, args.timeout)
     _print_rows(args, rows, client)
     return max((for_state(str(r.get("state"))) for r in rows), default=Exit.OK)
+
+
+def _refused_row(path: str, err: AdmissionRejected) -> dict[str, Any]:
+    # Nothing was uploaded: the caller may try again after ``retry_after`` seconds.
+    return {
+        "input": path,
+        "state": "refused",
+        "code": str(err.code),
+        "retry_after": round(err.retry_after),
+    }
 
 
 def _submission_row(path: str, sub: Submission, client: CustodyClient) -> dict[str, Any]:

@@ -11,7 +11,8 @@ decided once; the workers share it too, which is why it lives in the core.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from temporalio.client import Client, WorkflowHandle
 
@@ -20,6 +21,9 @@ from custody.models import DocumentResult
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
 from custody.temporal import connect_temporal, tls_config
+
+if TYPE_CHECKING:
+    from starter.client.admission import Admission
 
 __all__ = ["CustodyClient", "connect", "connect_temporal", "tls_config"]
 
@@ -36,6 +40,14 @@ class CustodyClient:
     async def connect(cls, settings: Settings, *, service: str = "custody-client") -> CustodyClient:
         temporal = await connect_temporal(settings, service=service)
         return cls(temporal=temporal, store=open_store(settings), settings=settings)
+
+    @cached_property
+    def admission(self) -> Admission:
+        """This client's admission controller, which every ``submit`` through it asks."""
+        # Here, not at the top: store-only commands build no controller and load no metrics.
+        from starter.client.admission import Admission
+
+        return Admission(self)
 
     def handle(self, sha256: str, tenant: str | None) -> WorkflowHandle[Any, DocumentResult]:
         """The document's workflow, by its ID: the workflow code is never imported here."""

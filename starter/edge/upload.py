@@ -45,10 +45,26 @@ _DIGITS = re.compile(r"[0-9]{1,18}")
 
 @dataclass
 class Staged:
+    """A body written to the staging folder, hashed and counted on the way (the one hash)."""
+
     path: Path
     sha256: str
     size: int
     media_type: str
+
+
+@dataclass(frozen=True)
+class UploadOptions:
+    """What an upload's headers say, checked before a byte of the body is read."""
+
+    media_type: str
+    #: ``Content-Length``; None when the body is chunked.
+    length: int | None
+    idempotency_key: str | None
+    source_id: str | None
+    #: ``Custody-Priority: high``; the reserved lane only for tenants allowed it.
+    priority: bool
+    document_type: str | None
 
 
 @dataclass(frozen=True)
@@ -131,7 +147,7 @@ def sniff(head: bytes) -> str:
 DOC_TYPES = frozenset(t.value for t in DocType)
 
 
-def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
+def read_options(h: Mapping[str, str], settings: Settings) -> UploadOptions:
     """Everything the headers say, checked before a byte of the body is read."""
     media_type = h.get("content-type", "").split(";")[0].strip().lower()
     if media_type not in SUPPORTED:
@@ -162,14 +178,7 @@ def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
         raise UploadError(
             400, Code.BAD_HEADER, f"Custody-Document-Type must be one of {sorted(DOC_TYPES)}"
         )
-    return {
-        "media_type": media_type,
-        "length": length,
-        "idempotency_key": key,
-        "source_id": source_id,
-        "priority": priority,
-        "document_type": doc_type,
-    }
+    return UploadOptions(media_type, length, key, source_id, priority, doc_type)
 
 
 def _int_header(value: str | None, name: str, minimum: int) -> int | None:

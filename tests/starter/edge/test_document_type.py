@@ -16,9 +16,9 @@ PNG = {"content-type": "image/png"}
 def test_edge_document_type_header_is_read_and_unknown_types_refused(settings_for: Any) -> None:
     """A known type is carried on; any other value is 400 BAD_HEADER before the body is read."""
     settings = settings_for()
-    assert read_options(PNG, settings)["document_type"] is None
+    assert read_options(PNG, settings).document_type is None
     named = read_options({**PNG, "custody-document-type": "referral"}, settings)
-    assert named["document_type"] == "referral"
+    assert named.document_type == "referral"
     with pytest.raises(UploadError) as refused:
         read_options({**PNG, "custody-document-type": "invoice"}, settings)
     assert (refused.value.status, refused.value.code) == (400, Code.BAD_HEADER)
