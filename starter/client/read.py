@@ -2,12 +2,16 @@
 
 Temporal answers while it remembers a run; the object store answers after
 retention. Neither path returns another tenant's document: every lookup is by
-the tenant-scoped workflow ID or key.
+the tenant-scoped workflow ID or key. :func:`result` hands out the text, so it
+is an egress event first (``custody.state.egress.hand_out``), like ``custody
+result`` and ``GET /v1/documents/{sha256}``.
 """
 
 from __future__ import annotations
 
+import getpass
 import json
+import socket
 from datetime import UTC, datetime
 
 from pydantic import BaseModel
@@ -16,6 +20,7 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
+from custody.egress import EgressKind
 from custody.errors import NotFound
 from custody.models import (
     DocState,
@@ -27,6 +32,7 @@ from custody.models import (
     SignedRecord,
 )
 from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
+from custody.state.egress import hand_out
 from custody.stores import ObjectStore
 from starter.client.connect import CustodyClient
 
@@ -114,14 +120,39 @@ def _view(
     )
 
 
-def result(client: CustodyClient, sha256: str, tenant: str | None = None) -> ResultView:
-    """The published text and per-page results, from the object store."""
+def result(
+    client: CustodyClient, sha256: str, tenant: str | None = None, *, actor: str | None = None
+) -> ResultView:
+    """The published text and per-page results, once the read is in the tenant's ledger.
+
+    The ``read`` egress event names ``actor`` (default ``sdk:user@host``) and
+    hashes ``view.model_dump_json()``, the bytes this call hands out; if the
+    event cannot be written, this raises and hands out nothing.
+    """
+    view = stored_result(client.store, sha256, tenant)
+    hand_out(
+        client.store,
+        tenant,
+        EgressKind.READ,
+        view.model_dump_json().encode("utf-8"),
+        actor=actor or f"sdk:{getpass.getuser()}@{socket.gethostname()}",
+        documents=[sha256],
+    )
+    return view
+
+
+def stored_result(store: ObjectStore, sha256: str, tenant: str | None) -> ResultView:
+    """The published text and per-page results, from the store, with no egress event.
+
+    Only for callers that record their own event for the exact bytes they then
+    hand out (``custody result`` its stdout, the edge its response body).
+    """
     key = ids.record_key(sha256, tenant)
-    if not client.store.exists(key):
+    if not store.exists(key):
         raise NotFound(sha256)
-    record = SignedRecord.model_validate_json(client.store.get(key)).record
-    text = client.store.get(record.text_key).decode("utf-8")
-    pages = [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
+    record = SignedRecord.model_validate_json(store.get(key)).record
+    text = store.get(record.text_key).decode("utf-8")
+    pages = [PageText.model_validate(p) for p in json.loads(store.get(record.pages_key))]
     return ResultView(record=record, text=text, pages=pages)
 
 
