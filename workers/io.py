@@ -39,9 +39,7 @@ from workers.interceptors import HeartbeatKeeper, OverloadInterceptor
 from workers.logging import configure_logging
 from workers.metrics import Overload
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
-from workers.versioning import VERSIONED_WORKFLOWS
-from workflows.document import DocumentWorkflow
-from workflows.release import ReleaseWorkflow
+from workers.versioning import VERSIONED_WORKFLOWS, WORKFLOWS
 
 
 def io_activities(
@@ -83,7 +81,7 @@ def build_io_worker(
         client,
         task_queue=settings.io_task_queue,
         # A versioned worker states each type's behaviour (workers.versioning).
-        workflows=VERSIONED_WORKFLOWS if versioned else [DocumentWorkflow, ReleaseWorkflow],
+        workflows=VERSIONED_WORKFLOWS if versioned else WORKFLOWS,
         activities=io_activities(settings, guarded, area),
         # Threads up to the ceiling; the live limit decides how many are busy.
         activity_executor=ThreadPoolExecutor(MAX_LIMIT),

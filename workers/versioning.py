@@ -11,6 +11,7 @@ deploy/RUNBOOK.md, "Worker Versioning".
 - ``DocumentWorkflow`` is PINNED: a document runs for minutes and finishes on
   the build it started on, so a change to its steps never meets a history
   recorded by another build, and its evidence names one build.
+- ``PreviewWorkflow`` is PINNED: it lives for seconds, one activity long.
 - ``ReleaseWorkflow`` is AUTO_UPGRADE: a release can keep retrying delivery
   through a recipient's outage for a long time; on the next workflow task it
   moves to the current build, so a delivery fix reaches it, at the price that
@@ -23,6 +24,7 @@ from temporalio import workflow
 from temporalio.common import VersioningBehavior
 
 from workflows.document import DocumentWorkflow
+from workflows.preview import PreviewWorkflow
 from workflows.release import ReleaseWorkflow
 
 # As in the workflow modules: the models are passed through the sandbox, so the
@@ -30,6 +32,7 @@ from workflows.release import ReleaseWorkflow
 with workflow.unsafe.imports_passed_through():
     from custody.egress import RELEASE_WORKFLOW_NAME, ReleaseInput, ReleaseResult
     from custody.models import DocumentInput, DocumentResult
+    from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewInput, PreviewResult
     from custody.queues import WORKFLOW_NAME
 
 
@@ -52,4 +55,19 @@ class UpgradingReleaseWorkflow(ReleaseWorkflow):
         return await super().run(inp)
 
 
-VERSIONED_WORKFLOWS: list[type] = [PinnedDocumentWorkflow, UpgradingReleaseWorkflow]
+@workflow.defn(name=PREVIEW_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
+class PinnedPreviewWorkflow(PreviewWorkflow):
+    """PreviewWorkflow on a versioned worker: seconds long, on the build that started it."""
+
+    @workflow.run
+    async def run(self, inp: PreviewInput) -> PreviewResult:
+        return await super().run(inp)
+
+
+#: What the I/O worker registers: plain, or each with its versioning behaviour.
+WORKFLOWS: list[type] = [DocumentWorkflow, ReleaseWorkflow, PreviewWorkflow]
+VERSIONED_WORKFLOWS: list[type] = [
+    PinnedDocumentWorkflow,
+    UpgradingReleaseWorkflow,
+    PinnedPreviewWorkflow,
+]

@@ -6,8 +6,10 @@ manual        The manual lane: uploads past the admission bounds, parked for an 
 metrics       Prometheus metrics of the intake edge, beside admission control's on one registry.
 openapi       The OpenAPI 3 description of the intake edge, written by hand and served as is.
 preview       ``POST /v1/preview``: one small document read back at once, as evidence of nothing.
-preview_lane  The preview lane: a small, bounded OCR pool inside the edge process.
-preview_spec  The preview's limits and its part of the OpenAPI document (``starter.edge.openapi``).
+preview_lane  The preview lane: the edge's bound on previews at work on the OCR workers.
+preview_spec  The preview's part of the OpenAPI document (``starter.edge.openapi``).
+preview_work  A preview's round trip to where OCR runs: scratch in, a short workflow, pages out,
+              nothing left.
 read          The edge's read side: ``GET /v1/documents/{sha256}`` for the caller's tenant only.
 releases      The edge's releases: ``POST /v1/releases`` and ``GET /v1/releases/{release_id}``.
 server        The edge's uvicorn: bounded headers in size and in time, short keep-alive.
@@ -26,6 +28,7 @@ __all__ = [
     "preview",
     "preview_lane",
     "preview_spec",
+    "preview_work",
     "read",
     "releases",
     "server",
