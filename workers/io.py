@@ -1,4 +1,4 @@
-"""The I/O worker: the document workflow plus staging, validation, check, publish.
+"""The I/O worker: the workflows plus staging, validation, check, publish, release, redact.
 
 ``python -m workers.io``. Runs beside the OCR worker, scaled apart from it.
 """
@@ -12,8 +12,10 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.engines.selection import build_engine
 from activities.output import OutputActivities
 from activities.publish import PublishActivities
+from activities.redaction import RedactActivities
 from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
@@ -53,6 +55,8 @@ def io_activities(
     notarize(store, Notary(signer, open_witness(settings)))
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
+    # Views OCR their painted pages: the engine loads on this worker's first view.
+    redact = RedactActivities(store, signer, area, lambda: build_engine(settings), settings.limits)
     return [
         staging.stage,
         validation.validate,
@@ -65,6 +69,7 @@ def io_activities(
         release.deliver,
         release.receipt,
         release.close,
+        redact.redact,
     ]
 
 

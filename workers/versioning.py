@@ -11,7 +11,8 @@ deploy/RUNBOOK.md, "Worker Versioning".
 - ``DocumentWorkflow`` is PINNED: a document runs for minutes and finishes on
   the build it started on, so a change to its steps never meets a history
   recorded by another build, and its evidence names one build.
-- ``PreviewWorkflow`` is PINNED: it lives for seconds, one activity long.
+- ``PreviewWorkflow`` and ``RedactWorkflow`` are PINNED: one activity long,
+  seconds or minutes, they finish on the build they started on.
 - ``ReleaseWorkflow`` is AUTO_UPGRADE: a release can keep retrying delivery
   through a recipient's outage for a long time; on the next workflow task it
   moves to the current build, so a delivery fix reaches it, at the price that
@@ -25,6 +26,7 @@ from temporalio.common import VersioningBehavior
 
 from workflows.document import DocumentWorkflow
 from workflows.preview import PreviewWorkflow
+from workflows.redact import RedactWorkflow
 from workflows.release import ReleaseWorkflow
 
 # As in the workflow modules: the models are passed through the sandbox, so the
@@ -34,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from custody.models import DocumentInput, DocumentResult
     from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewInput, PreviewResult
     from custody.queues import WORKFLOW_NAME
+    from custody.redactions import REDACT_WORKFLOW_NAME, RedactInput, RedactResult
 
 
 @workflow.defn(name=WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
@@ -64,10 +67,20 @@ class PinnedPreviewWorkflow(PreviewWorkflow):
         return await super().run(inp)
 
 
+@workflow.defn(name=REDACT_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
+class PinnedRedactWorkflow(RedactWorkflow):
+    """RedactWorkflow on a versioned worker: one view, on the build that started it."""
+
+    @workflow.run
+    async def run(self, inp: RedactInput) -> RedactResult:
+        return await super().run(inp)
+
+
 #: What the I/O worker registers: plain, or each with its versioning behaviour.
-WORKFLOWS: list[type] = [DocumentWorkflow, ReleaseWorkflow, PreviewWorkflow]
+WORKFLOWS: list[type] = [DocumentWorkflow, ReleaseWorkflow, PreviewWorkflow, RedactWorkflow]
 VERSIONED_WORKFLOWS: list[type] = [
     PinnedDocumentWorkflow,
     UpgradingReleaseWorkflow,
     PinnedPreviewWorkflow,
+    PinnedRedactWorkflow,
 ]

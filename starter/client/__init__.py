@@ -3,6 +3,7 @@
 admission  Admission control: one place, on the submit path every caller takes.
 backlog    How many documents a tenant has in flight: the input to its fairness weight.
 connect    The one place Custody connects to Temporal, and the client callers hold.
+failures   What a workflow the caller side started failed with: its activity's code, or a timeout.
 metrics    Prometheus metrics of admission control, on the registry the edge's ``/metrics`` serves.
 rates      Token buckets of admission control: one per (tenant, source), one per tenant.
 read       Read-side helpers for operators and scripts: status, result, listing.
@@ -14,6 +15,7 @@ __all__ = [
     "admission",
     "backlog",
     "connect",
+    "failures",
     "metrics",
     "read",
     "rates",

@@ -41,10 +41,11 @@ from custody.errors import REJECT_CODES, Code, UploadError
 from custody.models import PageText
 from custody.previews import PreviewResult, preview_limits
 from starter.client.connect import CustodyClient
+from starter.client.failures import failure_of
 from starter.edge import metrics, tenants
 from starter.edge.inflight import InFlight
 from starter.edge.preview_lane import PreviewLane
-from starter.edge.preview_work import failure_code, read_on_workers
+from starter.edge.preview_work import read_on_workers
 from starter.edge.upload import SUPPORTED, Pace, Staged, paced, stage_body
 
 HEADERS = {"Custody-Evidentiary": "false", "Cache-Control": "no-store"}
@@ -160,7 +161,8 @@ class Preview:
                 # Shielded: past the deadline the work still ends, cleans up, frees its place.
                 return await asyncio.shield(work)
         except WorkflowFailureError as err:
-            raise _refusal(*failure_code(err)) from None
+            code, message = failure_of(err, timeout=Code.PREVIEW_TIMEOUT, default=Code.OCR_ERROR)
+            raise _refusal(code, message) from None
         except Exception as err:
             if deadline.expired():
                 raise UploadError(

@@ -17,12 +17,8 @@ import json
 from datetime import timedelta
 from uuid import uuid4
 
-from temporalio.client import WorkflowFailureError
 from temporalio.common import WorkflowIDReusePolicy
-from temporalio.exceptions import ApplicationError
-from temporalio.exceptions import TimeoutError as ServerTimeout
 
-from custody.errors import Code
 from custody.models import PageText
 from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewInput, PreviewResult, preview_prefix
 from custody.refs import RefKeys
@@ -33,7 +29,7 @@ from starter.edge.upload import Staged
 #: Beyond the activity's own bound: the workflow's whole life, a hard end.
 _WORKFLOW_SLACK = timedelta(seconds=30)
 
-__all__ = ["failure_code", "read_on_workers"]
+__all__ = ["read_on_workers"]
 
 
 async def read_on_workers(
@@ -66,19 +62,6 @@ async def read_on_workers(
         return [PageText.model_validate(p) for p in json.loads(raw)], result
     finally:
         await asyncio.to_thread(_clear, client.store, prefix)
-
-
-def failure_code(err: WorkflowFailureError) -> tuple[Code, str]:
-    """The code the preview failed with and the activity's message (limits and sizes only,
-    ``activities.faults``): its own code, a timeout's, else OCR_ERROR."""
-    cause: BaseException | None = err.cause
-    while cause is not None and not isinstance(cause, ApplicationError | ServerTimeout):
-        cause = cause.__cause__
-    if isinstance(cause, ServerTimeout):  # the server gave up on the attempt: the deadline
-        return Code.PREVIEW_TIMEOUT, "no answer within the deadline"
-    if isinstance(cause, ApplicationError) and (cause.type or "") in Code.__members__:
-        return Code(cause.type or ""), cause.message
-    return Code.OCR_ERROR, "the preview failed"
 
 
 def _put_source(store: ObjectStore, staged: Staged, inp: PreviewInput, prefix: str) -> PreviewInput:
