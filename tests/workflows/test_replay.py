@@ -2,7 +2,9 @@
 
 ``histories/`` holds histories recorded by this module from real runs on the dev
 server (published, rejected, quarantined; and ``release-*``, recorded by
-``test_release.py`` from delivered, refused and failed releases; ``stalled``,
+``test_release.py`` from delivered, refused and failed releases; ``preview``
+and ``redact``, recorded by ``tests/starter/edge/test_preview.py`` and
+``tests/starter/cli/test_redact.py``; ``stalled``,
 recorded by ``test_overload.py``: a reserved-lane document, priority and fairness
 key on every step, quarantined QUEUE_STALLED at its schedule-to-start bound).
 ``*-v1`` and ``*-v2`` are kept from earlier versions of the workflow (v2: before
@@ -33,8 +35,7 @@ from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client.submit import submit, wait
 from tests.helpers import FailingEngine, make_settings, running_pipeline
-from workflows.document import DocumentWorkflow
-from workflows.release import ReleaseWorkflow
+from workers.versioning import WORKFLOWS
 
 HISTORIES = Path(__file__).parent / "histories"
 RECORD = os.environ.get("CUSTODY_RECORD_HISTORIES") == "1"
@@ -51,7 +52,8 @@ async def replay_and_keep(client: Client, workflow_id: str, name: str) -> None:
 
 
 def _replayer() -> Replayer:
-    return Replayer(workflows=[DocumentWorkflow, ReleaseWorkflow], data_converter=data_converter())
+    # Every workflow the I/O worker registers: a saved history of any of them must replay.
+    return Replayer(workflows=WORKFLOWS, data_converter=data_converter())
 
 
 async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
@@ -59,6 +61,7 @@ async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
     files = sorted(HISTORIES.glob("*.json"))
     assert {f.stem for f in files} >= {"published", "rejected", "quarantined", "stalled"}
     assert {f.stem for f in files} >= {"release-delivered", "release-refused", "release-failed"}
+    assert {f.stem for f in files} >= {"preview", "redact"}
     for path in files:
         history = WorkflowHistory.from_json(path.stem, path.read_text())
         result = await _replayer().replay_workflow(history)

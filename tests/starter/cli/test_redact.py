@@ -36,6 +36,7 @@ from starter.cli.registry import build_parser
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline
+from tests.workflows.test_replay import replay_and_keep
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -116,6 +117,7 @@ async def test_redact_cli_asks_the_io_worker_and_prints_the_signed_view(
     assert body["approved_by"] == "reviewer@test" and body["event"]["seq"] >= 0
     wid = redact_workflow_id(p.sha256, p.tenant, DEFAULT_REDACTION.sha256())
     history = await temporal_client.get_workflow_handle(wid).fetch_history()
+    await replay_and_keep(temporal_client, wid, "redact")  # and saved, when recording
     kept = normal(_payloads(history.to_json_dict()))
     assert p.sha256 in kept and normal(key) in kept  # the history is readable here ...
     for value in (p.truth["participant_id"], p.truth["clinician"]):

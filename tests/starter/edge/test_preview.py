@@ -38,6 +38,7 @@ from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewResult
 from starter.edge.openapi import document
 from tests.helpers import running_pipeline
 from tests.starter.edge.conftest import EdgeHarness, QuickEngine, png
+from tests.workflows.test_replay import replay_and_keep
 
 EdgeFactory = Callable[..., EdgeHarness]
 CORPUS = Path("/work/shared/corpus/ocr_gt")
@@ -124,6 +125,7 @@ async def test_preview_reads_a_corpus_page_on_the_ocr_worker_and_keeps_nothing(
         handle = temporal_client.get_workflow_handle(run.id, result_type=PreviewResult)
         result = await handle.result()
         history = _payload_text((await handle.fetch_history()).to_json_dict()).lower()
+        await replay_and_keep(temporal_client, run.id, "preview")  # and saved, when recording
     assert resp.status_code == 200, resp.text
     body = resp.json()
     assert body["evidentiary"] is False and resp.headers["custody-evidentiary"] == "false"
