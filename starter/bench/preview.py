@@ -42,6 +42,7 @@ from starter.edge import server, tenants
 from starter.edge.app import create_app
 from starter.local.stack import ephemeral_server
 from workers.io import build_io_worker
+from workers.logging import configure_logging
 from workers.ocr import build_ocr_worker
 
 _HOST = "127.0.0.1"
@@ -157,6 +158,7 @@ async def _stack(home: Path) -> AsyncIterator[tuple[CustodyClient, int, float]]:
     env = await ephemeral_server()
     address = str(env.client.service_client.config.target_host)
     settings = Settings(home=home, temporal_address=address)
+    configure_logging(settings)  # the workers' lines to stderr: stdout is the report
     store = LocalStore(settings.objects_dir)
     client = CustodyClient(temporal=env.client, store=store, settings=settings)
     started = time.perf_counter()
