@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from custody.settings import Settings
     from starter.client.admission import AdmissionRequest
     from starter.client.connect import CustodyClient, connect
+    from starter.client.documents import Hashed
     from starter.client.read import (
         ListRow,
         ResultView,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
         status,
     )
     from starter.client.release import release, wait_release
-    from starter.client.submit import Hashed, Submission, submit, wait
+    from starter.client.submit import Submission, submit, wait
 
 _HOME = {
     "NotFound": "custody.errors",
@@ -54,7 +55,7 @@ _HOME = {
     "release": "starter.client.release",
     "wait_release": "starter.client.release",
     "AdmissionRequest": "starter.client.admission",
-    "Hashed": "starter.client.submit",
+    "Hashed": "starter.client.documents",
     "Submission": "starter.client.submit",
     "submit": "starter.client.submit",
     "wait": "starter.client.submit",

@@ -19,8 +19,8 @@ from custody.settings import Settings
 from custody.stores import open_store
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_command, with_client
-from starter.client.admission import set_paused
 from starter.client.connect import CustodyClient
+from starter.client.pause import set_paused
 from starter.client.submit import Submission, submit
 from starter.edge import manual
 

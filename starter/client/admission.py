@@ -28,7 +28,6 @@ code (``paused``, ``source_rate``, ``tenant_rate``, ``waiting_documents``,
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -41,17 +40,14 @@ from custody import ids
 from custody.errors import AdmissionReason, AdmissionRejected
 from custody.queues import SA_STATE, WORKFLOW_NAME
 from custody.settings import Settings
-from custody.state import versions
 from custody.stores import ObjectStore
 from custody.stores.base import ObjectMissing
 from starter.client import metrics
+from starter.client.pause import is_paused
 from starter.client.rates import Rates, take
 
-__all__ = ["Admission", "AdmissionRequest", "Stats", "is_paused", "set_paused"]
+__all__ = ["Admission", "AdmissionRequest", "Stats"]
 
-#: Create-only versions (custody.state.versions), so an old copy put back cannot un-pause.
-STATE_PREFIX = "admission/state/"
-STATE_KEY = "admission/state.json"  # before versions: read only while none exists
 PAUSED_RETRY_S = 60.0
 # With no drain measured yet there is nothing to estimate from; say a minute.
 UNKNOWN_DRAIN_RETRY_S = 60.0
@@ -96,17 +92,6 @@ class _Snapshot:
     waiting: dict[str, tuple[int, datetime]] = field(default_factory=dict)
     taken: float = 0.0
     paused: bool = False
-
-
-def set_paused(store: ObjectStore, paused: bool) -> None:
-    """Pause or resume admission for every process submitting to this store."""
-    body = {"paused": paused, "changed_at": datetime.now(UTC).isoformat()}
-    versions.append(store, STATE_PREFIX, json.dumps(body).encode())
-
-
-def is_paused(store: ObjectStore) -> bool:
-    raw = versions.latest(store, STATE_PREFIX, legacy=STATE_KEY)
-    return raw is not None and bool(json.loads(raw)["paused"])
 
 
 class Admission:

@@ -16,12 +16,8 @@ the workflow code (and, through it, the activities and their libraries).
 
 from __future__ import annotations
 
-import hashlib
-import io
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
 
 from pydantic import BaseModel
 from temporalio.common import (
@@ -35,7 +31,6 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
-from custody.errors import Code, DocumentRejected
 from custody.fields import DocType
 from custody.models import DocState, DocumentInput, DocumentResult, ResultRecord
 from custody.queues import (
@@ -52,23 +47,8 @@ from custody.refs import RefKeys
 from starter.client import backlog
 from starter.client.admission import AdmissionRequest
 from starter.client.connect import CustodyClient
+from starter.client.documents import Hashed, measured, opened
 from starter.client.read import from_store, published, settled
-
-_CHUNK = 1 << 20
-
-
-@dataclass(frozen=True)
-class Hashed:
-    """A file whose SHA-256 and size its caller measured while writing it (the edge's
-    staged upload), so ``submit`` reads it once, to upload it, instead of hashing it again.
-
-    The hash is not taken on trust: staging re-hashes the stored bytes against
-    it, and a mismatch is quarantined ``HASH_MISMATCH``, never published under it.
-    """
-
-    path: Path
-    sha256: str
-    size: int
 
 
 class Submission(BaseModel):
@@ -107,8 +87,8 @@ async def submit(
     """
     ids.check_tenant(tenant)
     ids.check_source_id(source_id)
-    with _open(document) as src:
-        sha256, size = _measured(document, src, client.settings.limits.max_bytes)
+    with opened(document) as src:
+        sha256, size = measured(document, src, client.settings.limits.max_bytes)
         wid = ids.workflow_id(sha256, tenant)
         known = _known(client, sha256, tenant, size)
         if known is not None:
@@ -257,45 +237,3 @@ async def wait(client: CustodyClient, sha256: str, *, tenant: str | None = None)
         if err.status != RPCStatusCode.NOT_FOUND:
             raise
     return from_store(client.store, sha256, tenant)
-
-
-class _open:
-    """A seekable binary stream over a path or bytes (files are never read whole)."""
-
-    def __init__(self, document: str | Path | bytes | Hashed) -> None:
-        self._document = document
-        self._stream: BinaryIO | None = None
-
-    def __enter__(self) -> BinaryIO:
-        if isinstance(self._document, bytes):
-            self._stream = io.BytesIO(self._document)
-        elif isinstance(self._document, Hashed):
-            self._stream = self._document.path.open("rb")
-        else:
-            self._stream = Path(self._document).open("rb")
-        return self._stream
-
-    def __exit__(self, *exc: object) -> None:
-        if self._stream is not None:
-            self._stream.close()
-
-
-def _measured(
-    document: str | Path | bytes | Hashed, src: BinaryIO, max_bytes: int
-) -> tuple[str, int]:
-    """The SHA-256 and size: as a :class:`Hashed` caller measured them, else read once."""
-    if not isinstance(document, Hashed):
-        return _hash_stream(src, max_bytes)
-    if document.size > max_bytes:
-        raise DocumentRejected(Code.TOO_LARGE, f"more than {max_bytes} bytes")
-    return ids.check_sha256(document.sha256), document.size
-
-
-def _hash_stream(src: BinaryIO, max_bytes: int) -> tuple[str, int]:
-    digest, size = hashlib.sha256(), 0
-    while chunk := src.read(_CHUNK):
-        size += len(chunk)
-        if size > max_bytes:
-            raise DocumentRejected(Code.TOO_LARGE, f"more than {max_bytes} bytes")
-        digest.update(chunk)
-    return digest.hexdigest(), size

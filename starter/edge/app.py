@@ -42,7 +42,8 @@ from custody.errors import AdmissionReason, AdmissionRejected, Code, CustodyErro
 from custody.state.egress import hand_out
 from custody.stores import StoreUnavailable
 from starter.client.connect import CustodyClient
-from starter.client.submit import Hashed, submit
+from starter.client.documents import Hashed
+from starter.client.submit import submit
 from starter.edge import manual, metrics, tenants
 from starter.edge import read as edge_read
 from starter.edge.inflight import InFlight

@@ -19,7 +19,7 @@ from custody.state.ocr_config import PIN_KEY, ConfigRegistry, OcrConfig
 from custody.state.pools import LIMITS_KEY, read_limits, set_limit
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
-from starter.client.admission import STATE_KEY, is_paused, set_paused
+from starter.client.pause import STATE_KEY, is_paused, set_paused
 from starter.edge import tenants
 from starter.edge.tenants import AuthError
 

@@ -19,8 +19,9 @@ from custody.errors import AdmissionRejected
 from starter.cli.documents import submit as cli_submit
 from starter.cli.output import Exit
 from starter.cli.registry import build_parser
-from starter.client.admission import set_paused
-from starter.client.submit import Hashed, submit, wait
+from starter.client.documents import Hashed
+from starter.client.pause import set_paused
+from starter.client.submit import submit, wait
 from tests.helpers import running_pipeline
 from tests.starter.edge.conftest import QuickEngine, SettingsFactory, custody_client, png
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from starter.client.admission import set_paused
+from starter.client.pause import set_paused
 from starter.edge import tenants
 from tests.starter.edge.conftest import EdgeHarness, png
 
