@@ -40,6 +40,7 @@ from activities.scratch import StagingArea
 from custody.errors import REJECT_CODES, Code, UploadError
 from custody.models import PageText
 from custody.previews import PreviewResult, preview_limits
+from custody.stores import StoreUnavailable
 from starter.client.connect import CustodyClient
 from starter.client.failures import failure_of
 from starter.edge import metrics, tenants
@@ -151,9 +152,7 @@ class Preview:
         ends = asyncio.get_running_loop().time() + self.deadline_s
         self.lane.enter()  # 429 when full; given back when the work ends, not the request
         began = time.monotonic()
-        work = asyncio.ensure_future(
-            read_on_workers(self.client, staged, tenant.name, self.deadline_s)
-        )
+        work = asyncio.ensure_future(read_on_workers(self.client, staged, tenant.name, ends))
         work.add_done_callback(lambda done: self.lane.leave(_took(done, began)))
         deadline = asyncio.timeout_at(ends)
         try:
@@ -163,12 +162,14 @@ class Preview:
         except WorkflowFailureError as err:
             code, message = failure_of(err, timeout=Code.PREVIEW_TIMEOUT, default=Code.OCR_ERROR)
             raise _refusal(code, message) from None
+        except StoreUnavailable:
+            raise  # the app answers 503 STORE_UNAVAILABLE, as on every route
         except Exception as err:
             if deadline.expired():
                 raise UploadError(
                     504, Code.PREVIEW_TIMEOUT, f"no answer within {self.deadline_s:g} s"
                 ) from None
-            # Temporal or the store failed: transient. Only the type is logged.
+            # Temporal or the workers failed: transient. Only the type is logged.
             _LOG.warning("preview_failed", error=type(err).__name__)
             raise UploadError(
                 503, Code.OCR_ERROR, "the preview failed; retry later", FAILED_RETRY_S

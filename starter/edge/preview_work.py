@@ -33,21 +33,24 @@ __all__ = ["read_on_workers"]
 
 
 async def read_on_workers(
-    client: CustodyClient, staged: Staged, tenant: str, deadline_s: float
+    client: CustodyClient, staged: Staged, tenant: str, ends: float
 ) -> tuple[list[PageText], PreviewResult]:
-    """The pages the OCR workers read from ``staged``; ``deadline_s`` is the time left."""
+    """The pages the OCR workers read from ``staged``, due by ``ends`` (the loop's clock)."""
+    loop = asyncio.get_running_loop()
     inp = PreviewInput(
         preview_id=uuid4().hex,
         sha256=staged.sha256,
         tenant=tenant,
         media_type=staged.media_type,
         source_key="",
-        deadline_s=max(0.001, deadline_s),
+        deadline_s=max(0.001, ends - loop.time()),
         ocr_task_queue=client.settings.ocr_task_queue,
     )
     prefix = preview_prefix(inp.sha256, tenant, inp.preview_id)
     try:
         inp = await asyncio.to_thread(_put_source, client.store, staged, inp, prefix)
+        # What is left once the body is there: the worker stops at the same moment.
+        inp = inp.model_copy(update={"deadline_s": max(0.001, ends - loop.time())})
         result: PreviewResult = await client.temporal.execute_workflow(
             PREVIEW_WORKFLOW_NAME,
             inp,
