@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import json
 import logging
 import os
 import subprocess
@@ -32,12 +33,16 @@ from PIL import Image
 from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
+from custody.keys import keyring as keys
 from custody.limits import PolicyLimits
 from custody.models import PageText
 from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewResult
+from custody.stores.local import LocalStore
+from custody.stores.sealed import SealedStore
+from starter.client.connect import CustodyClient
 from starter.edge.openapi import document
 from tests.helpers import running_pipeline
-from tests.starter.edge.conftest import EdgeHarness, QuickEngine, png
+from tests.starter.edge.conftest import EdgeHarness, QuickEngine, SettingsFactory, png
 from tests.workflows.test_replay import replay_and_keep
 
 EdgeFactory = Callable[..., EdgeHarness]
@@ -141,6 +146,34 @@ async def test_preview_reads_a_corpus_page_on_the_ocr_worker_and_keeps_nothing(
     assert result.pages_key.endswith("/pages.json") and page["text"]
     assert not edge.client.store.exists(result.pages_key)  # read, then deleted by the edge
     assert not any(word in history for word in ("quick", "brown", "lazy")), "text in history"
+
+
+async def test_preview_on_a_sealed_store_hands_the_worker_a_signed_reference(
+    settings_for: SettingsFactory, temporal_client: Client, tenant: str, tmp_path: Path
+) -> None:
+    """With a keyring the scratch copy is sealed and its reference signed; the worker checks
+    the signature, reads the page, and both scratch objects are gone after the answer."""
+    settings = settings_for()
+    ring = keys.init_keyring(tmp_path / "keys", development=True)
+    store = SealedStore(LocalStore(settings.objects_dir), ring)
+    client = CustodyClient(temporal=temporal_client, store=store, settings=settings)
+    async with (
+        EdgeHarness(client) as edge,
+        running_pipeline(temporal_client, settings, QuickEngine(), store=store),
+    ):
+        headers = {**edge.tenant(tenant), "Content-Type": "image/png"}
+        resp = await edge.http.post("/v1/preview", content=png(9), headers=headers)
+        query = (
+            f"WorkflowType = '{PREVIEW_WORKFLOW_NAME}' AND TaskQueue = '{settings.io_task_queue}'"
+        )
+        [run] = [wf async for wf in temporal_client.list_workflows(query)]
+        history = await temporal_client.get_workflow_handle(run.id).fetch_history()
+    started = history.events[0].workflow_execution_started_event_attributes
+    sent = json.loads(started.input.payloads[0].data)
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["engine"]["name"] == "quick"  # read by the worker's engine
+    assert sent["source_sig"] and sent["source_key"].startswith(f"work/{tenant}/")
+    assert list(store.list(f"work/{tenant}/")) == []
 
 
 def test_preview_edge_loads_no_engine_or_decoder() -> None:
