@@ -17,10 +17,11 @@ import json
 from datetime import timedelta
 from uuid import uuid4
 
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.common import Priority, WorkflowIDReusePolicy
 
 from custody.models import PageText
 from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewInput, PreviewResult, preview_prefix
+from custody.queues import PRIORITY_RESERVED, fairness_key
 from custody.refs import RefKeys
 from custody.stores import ObjectStore
 from starter.client.connect import CustodyClient
@@ -60,6 +61,8 @@ async def read_on_workers(
             execution_timeout=timedelta(seconds=inp.deadline_s) + _WORKFLOW_SLACK,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             static_summary=f"preview {inp.sha256[:12]}",
+            # Its workflow tasks go ahead of a document backlog's too, as its activity does.
+            priority=Priority(priority_key=PRIORITY_RESERVED, fairness_key=fairness_key(tenant)),
         )
         raw = await asyncio.to_thread(client.store.get, result.pages_key)
         return [PageText.model_validate(p) for p in json.loads(raw)], result
