@@ -66,7 +66,7 @@ class PreviewActivities:
             self._area.staged(self._store, source, inp.sha256) as path,
         ):
             inspect_untrusted(path, limits)  # the intake rules, in the sandboxed child
-            pages = [self._read(image, index, ends) for index, image in render(path, inp, limits)]
+            pages = [self._read(image, index, ends) for index, image in _render(path, inp, limits)]
         _check_time(ends)  # a late answer is read by nobody: write nothing
         data = json.dumps([p.model_dump(mode="json") for p in pages]).encode()
         self._store.put(inp.pages_key, data)
@@ -83,7 +83,7 @@ class PreviewActivities:
             return self._engine.recognise(image, index)
 
 
-def render(path: Path, inp: PreviewInput, limits: Limits) -> list[tuple[int, GrayPage]]:
+def _render(path: Path, inp: PreviewInput, limits: Limits) -> list[tuple[int, GrayPage]]:
     """Every page as the OCR stage sees it, rendered in the sandboxed child; sides checked."""
     side = max_side(limits)
     pages = []

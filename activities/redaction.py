@@ -29,7 +29,7 @@ from custody.settings import Limits
 from custody.stores import ObjectStore
 
 #: Longest a view may take to make: the step's start-to-close (workflows.redact) is 20 min.
-MAKE_DEADLINE_S = 15 * 60.0
+_MAKE_DEADLINE_S = 15 * 60.0
 
 
 class RedactActivities:
@@ -52,7 +52,7 @@ class RedactActivities:
     @coded(Code.RENDER_FAILED)
     def redact(self, inp: RedactInput) -> RedactResult:
         policy = RedactionPolicy.model_validate_json(inp.policy)
-        with heartbeating("redacting", MAKE_DEADLINE_S, "redact-heartbeat"):
+        with heartbeating("redacting", _MAKE_DEADLINE_S, "redact-heartbeat"):
             self._redactor.redact(inp.sha256, inp.tenant, policy, inp.approved_by)
         key = view_key(inp.sha256, inp.tenant, policy.sha256())
         stored = self._store.get(key)

@@ -26,11 +26,11 @@ with workflow.unsafe.imports_passed_through():
     from custody.queues import PRIORITY_RESERVED, fairness_key
 
 #: One attempt: a preview is asked again by its caller, not retried here.
-PREVIEW_RETRY = RetryPolicy(maximum_attempts=1)
+_RETRY = RetryPolicy(maximum_attempts=1)
 #: Past the deadline the activity stops before its next page; this is how long
 #: one page may still take to end before the server gives up on the attempt.
-PREVIEW_GRACE = timedelta(seconds=10)
-PREVIEW_HEARTBEAT = timedelta(seconds=15)
+_GRACE = timedelta(seconds=10)
+_HEARTBEAT = timedelta(seconds=15)
 
 
 @workflow.defn(name=PREVIEW_WORKFLOW_NAME)
@@ -42,8 +42,8 @@ class PreviewWorkflow:
             PreviewActivities.preview,
             inp,
             task_queue=inp.ocr_task_queue,
-            schedule_to_close_timeout=timedelta(seconds=inp.deadline_s) + PREVIEW_GRACE,
-            heartbeat_timeout=PREVIEW_HEARTBEAT,
-            retry_policy=PREVIEW_RETRY,
+            schedule_to_close_timeout=timedelta(seconds=inp.deadline_s) + _GRACE,
+            heartbeat_timeout=_HEARTBEAT,
+            retry_policy=_RETRY,
             priority=ahead,
         )

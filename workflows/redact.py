@@ -23,15 +23,15 @@ with workflow.unsafe.imports_passed_through():
     from custody.redactions import REDACT_WORKFLOW_NAME, RedactInput, RedactResult
     from workflows.retries import NEVER_RETRY
 
-REDACT_RETRY = RetryPolicy(
+_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=2),
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=30),
     maximum_attempts=3,
     non_retryable_error_types=NEVER_RETRY,
 )
-REDACT_TIMEOUT = timedelta(minutes=20)
-REDACT_HEARTBEAT = timedelta(seconds=60)
+_TIMEOUT = timedelta(minutes=20)
+_HEARTBEAT = timedelta(seconds=60)
 
 
 @workflow.defn(name=REDACT_WORKFLOW_NAME)
@@ -41,7 +41,7 @@ class RedactWorkflow:
         return await workflow.execute_activity_method(
             RedactActivities.redact,
             inp,
-            start_to_close_timeout=REDACT_TIMEOUT,
-            heartbeat_timeout=REDACT_HEARTBEAT,
-            retry_policy=REDACT_RETRY,
+            start_to_close_timeout=_TIMEOUT,
+            heartbeat_timeout=_HEARTBEAT,
+            retry_policy=_RETRY,
         )
