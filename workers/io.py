@@ -15,6 +15,7 @@ from temporalio.worker import Worker
 from activities.engines.selection import build_engine
 from activities.output import OutputActivities
 from activities.publish import PublishActivities
+from activities.redact.service import Redactor
 from activities.redaction import RedactActivities
 from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
@@ -56,7 +57,8 @@ def io_activities(
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
     # Views OCR their painted pages: the engine loads on this worker's first view.
-    redact = RedactActivities(store, signer, area, lambda: build_engine(settings), settings.limits)
+    views = Redactor(store, signer, area, lambda: build_engine(settings), settings.limits)
+    redact = RedactActivities(store, views)
     return [
         staging.stage,
         validation.validate,

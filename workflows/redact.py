@@ -16,21 +16,15 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.redaction import RedactActivities
     from custody.redactions import REDACT_WORKFLOW_NAME, RedactInput, RedactResult
-    from workflows.retries import NEVER_RETRY
 
-_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=2),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=30),
-    maximum_attempts=3,
-    non_retryable_error_types=NEVER_RETRY,
-)
-_TIMEOUT = timedelta(minutes=20)
+    # A view is what a redacted release's render step makes: the same work, the same story.
+    from workflows.retries import RELEASE_RENDER_RETRY as _RETRY
+    from workflows.retries import RELEASE_RENDER_TIMEOUT as _TIMEOUT
+
 _HEARTBEAT = timedelta(seconds=60)
 
 

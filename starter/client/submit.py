@@ -111,30 +111,20 @@ async def submit(
 
 def _known(client: CustodyClient, sha256: str, tenant: str | None, size: int) -> Submission | None:
     """The answer for bytes already concluded here, or None for new work."""
-    wid = ids.workflow_id(sha256, tenant)
-    # The published record outlives Temporal's retention: it is the dedupe index.
+    # The published record outlives Temporal's retention: it is the dedupe index. So is
+    # a quarantine or rejection: never processed again without an operator.
     record = published(client.store, sha256, tenant)
-    if record is not None:
-        return Submission(
-            sha256=sha256,
-            tenant=tenant,
-            workflow_id=wid,
-            state=DocState.PUBLISHED,
-            deduplicated=True,
-            size_bytes=size,
-            record=record,
-        )
-    # So is a quarantine or rejection: never processed again without an operator.
-    outcome = settled(client.store, sha256, tenant)
-    if outcome is None:
+    outcome = settled(client.store, sha256, tenant) if record is None else None
+    if record is None and outcome is None:
         return None
     return Submission(
         sha256=sha256,
         tenant=tenant,
-        workflow_id=wid,
-        state=outcome.state,
+        workflow_id=ids.workflow_id(sha256, tenant),
+        state=DocState.PUBLISHED if outcome is None else outcome.state,
         deduplicated=True,
         size_bytes=size,
+        record=record,
     )
 
 

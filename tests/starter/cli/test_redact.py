@@ -13,11 +13,8 @@ import argparse
 import base64
 import io
 import json
-import subprocess
-import sys
 from contextlib import redirect_stdout
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,11 +32,10 @@ from starter.cli.redact import ask
 from starter.cli.registry import build_parser
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import loaded_by, make_settings, running_pipeline
 from tests.workflows.test_replay import replay_and_keep
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
@@ -126,16 +122,9 @@ async def test_redact_cli_asks_the_io_worker_and_prints_the_signed_view(
 
 def test_redact_cli_loads_no_engine_renderer_or_redaction_service() -> None:
     """Importing the command loads no OCR engine, sandbox, decoder or the redaction service."""
-    probe = (
-        "import sys, starter.cli.redact; "
-        "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in "
-        "('PIL', 'pypdfium2', 'numpy', 'rapidocr', 'pytesseract') or m.startswith(("
-        "'activities.engines', 'activities.inspect', 'activities.redact.service'))))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == []
+    roots = ("PIL", "pypdfium2", "numpy", "rapidocr", "pytesseract")
+    inside = ("activities.engines", "activities.inspect", "activities.redact.service")
+    assert loaded_by("import starter.cli.redact", roots, inside) == []
 
 
 def _payloads(node: object) -> str:

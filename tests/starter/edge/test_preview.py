@@ -17,8 +17,6 @@ import io
 import json
 import logging
 import os
-import subprocess
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -41,14 +39,13 @@ from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client.connect import CustodyClient
 from starter.edge.openapi import document
-from tests.helpers import running_pipeline
+from tests.helpers import loaded_by, running_pipeline
 from tests.starter.edge.conftest import EdgeHarness, QuickEngine, SettingsFactory, png
 from tests.workflows.test_replay import replay_and_keep
 
 EdgeFactory = Callable[..., EdgeHarness]
 CORPUS = Path("/work/shared/corpus/ocr_gt")
 PAGE = CORPUS / "tess_phototest.tif"
-REPO = Path(__file__).resolve().parents[3]
 
 
 @asynccontextmanager
@@ -178,16 +175,9 @@ async def test_preview_on_a_sealed_store_hands_the_worker_a_signed_reference(
 
 def test_preview_edge_loads_no_engine_or_decoder() -> None:
     """The edge's app imports no OCR engine, sandbox, decoder or image library: none runs there."""
-    probe = (
-        "import sys, starter.edge.app; "
-        "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in "
-        "('PIL', 'pypdfium2', 'numpy', 'rapidocr', 'pytesseract', 'torch') "
-        "or m.startswith(('activities.engines', 'activities.inspect', 'activities.pages'))))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == []
+    roots = ("PIL", "pypdfium2", "numpy", "rapidocr", "pytesseract", "torch")
+    inside = ("activities.engines", "activities.inspect", "activities.pages")
+    assert loaded_by("import starter.edge.app", roots, inside) == []
 
 
 def _over_limits() -> list[tuple[str, bytes, dict[str, str], int, str]]:
