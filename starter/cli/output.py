@@ -97,6 +97,8 @@ _BY_STATE = {
     "rejected": Exit.REJECTED,
     "quarantined": Exit.QUARANTINED,
     "running": Exit.STILL_RUNNING,
+    #: Admission said not now (paused, a rate, the bounds): nothing was uploaded.
+    "refused": Exit.FAILED,
 }
 
 
