@@ -34,10 +34,14 @@ class DocState(StrEnum):
     PUBLISHED = "published"
     REJECTED = "rejected"
     QUARANTINED = "quarantined"
+    #: Waiting for a person's decision (workflows.review): not an end, the run is open.
+    REVIEW = "review"
+    #: The workflow was cancelled: its own outcome, the reason kept.
+    CANCELLED = "cancelled"
 
 
 _TERMINAL_STATES: frozenset[DocState] = frozenset(
-    {DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED}
+    {DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED, DocState.CANCELLED}
 )
 
 
@@ -48,6 +52,17 @@ class _Model(BaseModel):
 class Transition(_Model):
     state: DocState
     at: datetime
+    #: Who made it: the worker that ran the step before it (``pid@host``, Temporal's
+    #: worker identity) or the person who decided (an identity's name). Left out of
+    #: the JSON when unknown, so records signed before owners serialise unchanged.
+    by: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unknown_owner(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        if data.get("by") is None:
+            data.pop("by", None)
+        return data
 
 
 # --- workflow -----------------------------------------------------------------
@@ -124,6 +139,8 @@ class StageResult(_Model):
     size_bytes: int
     attempt: int = 1
     source_sig: str | None = None
+    #: The worker that ran the step (``pid@host``), stamped by ``activities.faults.coded``.
+    worker: str | None = None
 
 
 class EventRef(_Model):
@@ -151,6 +168,7 @@ class ValidationResult(_Model):
     policy_version: str
     packet_event: EventRef | None = None
     attempt: int = 1
+    worker: str | None = None
 
 
 class EvidencePacket(_Model):
@@ -202,6 +220,7 @@ class OcrResult(_Model):
     searchable: Literal["none", "built", "original"] = "none"
     pdf_key: str | None = None
     pdf_sig: str | None = None
+    worker: str | None = None
 
 
 class CheckInput(_Model):
@@ -227,6 +246,7 @@ class CheckResult(_Model):
     fields_sig: str | None = None
     #: Fields the policy requires that were not read surely, or that break a rule.
     fields_review: list[str] = Field(default_factory=list)
+    worker: str | None = None
 
 
 class PublishInput(_Model):
@@ -270,6 +290,7 @@ class PublishResult(_Model):
     text_key: str
     created: bool
     attempt: int = 1
+    worker: str | None = None
 
 
 class ConcludeInput(_Model):
@@ -290,6 +311,7 @@ class ConcludeInput(_Model):
 class ConcludeResult(_Model):
     outcome_key: str
     created: bool
+    worker: str | None = None
 
 
 # --- stored objects (never through history) ------------------------------------

@@ -208,6 +208,11 @@ class Settings(BaseSettings):
     #: are the only retry: workflows.retries.deliver).
     egress_push_deadline_s: float = Field(default=60.0, gt=0)
 
+    # People (custody.operators): the key file a command acts with. No default: a
+    # decision without one is refused (OPERATOR_REQUIRED). A new identity lasts this long.
+    operator_credential: Path | None = None
+    operator_days: float = Field(default=365.0, gt=0)
+
     log_level: str = "INFO"
     log_format: Literal["auto", "json", "console"] = "auto"
 

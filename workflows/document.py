@@ -76,7 +76,7 @@ class DocumentWorkflow:
         try:
             staged = await self._step(r.STAGE, StagingActivities.stage, _stage_input(inp))
             source_key = staged.source_key
-            self._enter(DocState.STAGED)
+            self._enter(DocState.STAGED, staged.worker)
             return await self._after_staging(inp, staged)
         except StepFailed as failed:
             kept: str | None = source_key or inp.intake_key
@@ -89,14 +89,14 @@ class DocumentWorkflow:
             r.VALIDATE, ValidationActivities.validate, _validate_input(inp, staged)
         )
         self._pages = valid.pages
-        self._enter(DocState.VALIDATED)
+        self._enter(DocState.VALIDATED, valid.worker)
         ocr = await self._step(
             r.OCR,
             OcrActivities.recognise,
             _ocr_input(inp, staged, valid),
             task_queue=inp.ocr_task_queue,
         )
-        self._enter(DocState.RECOGNISED)
+        self._enter(DocState.RECOGNISED, ocr.worker)
         check = await self._step(r.CHECK, OutputActivities.check, _check_input(inp, valid, ocr))
         info = workflow.info()
         published = await self._step(
@@ -123,7 +123,7 @@ class DocumentWorkflow:
                 source_sig=staged.source_sig,
             ),
         )
-        self._enter(DocState.PUBLISHED)
+        self._enter(DocState.PUBLISHED, published.worker)
         return self._result(
             record_key=published.record_key,
             text_key=published.text_key,
@@ -198,12 +198,13 @@ class DocumentWorkflow:
         inp = self._input
         return scheduling(inp.tenant, inp.priority, inp.fairness_weight)
 
-    def _transition(self, state: DocState) -> Transition:
-        return Transition(state=state, at=workflow.now())
+    def _transition(self, state: DocState, by: str | None = None) -> Transition:
+        return Transition(state=state, at=workflow.now(), by=by)
 
-    def _enter(self, state: DocState) -> None:
+    def _enter(self, state: DocState, by: str | None = None) -> None:
+        """``by``: the worker whose step led here, or the person who decided."""
         self._state = state
-        self._transitions.append(self._transition(state))
+        self._transitions.append(self._transition(state, by))
         workflow.upsert_search_attributes(
             [STATE_KEY.value_set(state.value), REASON_KEY.value_set(self._code or "")]
         )

@@ -54,6 +54,8 @@ TENANT_HELP: dict[str, str | None] = {
     "retention approve": _DOC,
     "retention apply": "only this tenant's approvals (default: every tenant with some)",
     "tenants add": None,
+    **dict.fromkeys(("operators add", "operators ls", "operators revoke"), None),
+    "operators bootstrap": None,
     "tenants ls": None,
     "tenants revoke": None,
     "serve": None,

@@ -9,6 +9,7 @@ witnessed at once (this process registers a notary, as the workers do).
 from __future__ import annotations
 
 import argparse
+import hashlib
 from datetime import datetime
 from typing import Any
 
@@ -19,6 +20,7 @@ from custody.errors import NotFound
 from custody.ledger.checkpoints import notary_from_settings
 from custody.ledger.events import notarize
 from custody.models import DocumentInput
+from custody.operators import DecisionKind, SignedDecision, acting
 from custody.queues import WORKFLOW_NAME
 from custody.refs import RefKeys
 from custody.settings import Settings
@@ -39,7 +41,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     for action, text in (("release", "run it again"), ("reject", "final: never published")):
         p = q.add_parser(action, parents=[common], help=text)
         p.add_argument("sha256", help=DOCUMENT_HELP)
-        p.add_argument("--by", required=True, help="who decides")
         p.add_argument("--reason", required=True, help="why, kept beside the decision")
         p.set_defaults(handler=with_client(_release) if action == "release" else _reject)
 
@@ -71,11 +72,22 @@ def _quarantined(store: ObjectStore, sha256: str, tenant: str | None) -> ev.Docu
     raise NotFound(f"{sha256} (not in quarantine)")
 
 
+def _signed(
+    settings: Settings, store: ObjectStore, kind: DecisionKind, args: argparse.Namespace
+) -> SignedDecision:
+    """The acting identity's decision on this document (refused without one)."""
+    person = acting(settings, store, kind)
+    reason_sha256 = hashlib.sha256(args.reason.encode()).hexdigest()
+    subject = {"sha256": args.sha256, "tenant": args.tenant, "reason_sha256": reason_sha256}
+    return person.decide(kind, subject)
+
+
 def _reject(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     _quarantined(store, args.sha256, args.tenant)
+    decision = _signed(settings, store, DecisionKind.QUARANTINE_REJECT, args)
     notarize(store, notary_from_settings(settings))
-    key = ev.decide(store, args.sha256, args.tenant, "reject", args.by, args.reason)
+    key = ev.decide(store, args.sha256, args.tenant, "reject", decision, args.reason)
     emit(args, {"decision": key}, f"rejected for good; in the ledger: {_audit_hint(args)}")
     return Exit.OK
 
@@ -83,8 +95,9 @@ def _reject(args: argparse.Namespace, settings: Settings) -> int:
 async def _release(args: argparse.Namespace, client: CustodyClient) -> int:
     # Connected first: a decision is recorded only when the run can be started.
     ref = _quarantined(client.store, args.sha256, args.tenant)
+    decision = _signed(client.settings, client.store, DecisionKind.QUARANTINE_RELEASE, args)
     notarize(client.store, notary_from_settings(client.settings))
-    key = ev.decide(client.store, args.sha256, args.tenant, "release", args.by, args.reason)
+    key = ev.decide(client.store, args.sha256, args.tenant, "release", decision, args.reason)
     run_id = await _rerun(client, ref)
     text = f"released; running again as run {run_id}; follow it: {_status_hint(args)}"
     emit(args, {"decision": key, "run_id": run_id}, text)

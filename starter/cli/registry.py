@@ -58,6 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fields": ("starter.cli.fields", "a tenant's fields policy: types, languages, rules"),
     "retention": ("starter.cli.retention", "expire scratch; delete evidence after sign-off"),
     "tenants": ("starter.cli.tenants", "tenants and their API keys"),
+    "operators": ("starter.cli.operators", "the people who decide: identities and their keys"),
     "serve": ("starter.cli.serve", "run the HTTP intake edge"),
     "admission": ("starter.cli.admission", "pause, resume or inspect admission control"),
     "pools": ("starter.cli.pools", "live concurrency limits of the OCR and I/O pools"),

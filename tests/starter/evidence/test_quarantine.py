@@ -11,6 +11,7 @@ from custody.ledger.events import Ledger
 from custody.models import DocState
 from starter.client.submit import submit, wait
 from tests.helpers import FailingEngine, custody_cli, make_settings, running_pipeline
+from tests.identities import as_person
 
 
 async def test_quarantine_release_reruns_and_reject_is_final(
@@ -37,27 +38,24 @@ async def test_quarantine_release_reruns_and_reject_is_final(
             assert (await wait(custody, sub.sha256, tenant=tenant)).code == "OCR_ERROR"
     keep, drop = subs
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+        person = as_person(settings, "auditor-1", store=custody.store)
         rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=tenant)
         assert rc == 0 and {d["sha256"] for d in listed} == {keep.sha256, drop.sha256}
         rc, _ = await custody_cli(
-            settings,
+            person,
             "quarantine",
             "reject",
             drop.sha256,
-            "--by",
-            "auditor-1",
             "--reason",
             "unreadable original",
             tenant=tenant,
         )
         assert rc == 0
         rc, out = await custody_cli(
-            settings,
+            person,
             "quarantine",
             "release",
             keep.sha256,
-            "--by",
-            "auditor-1",
             "--reason",
             "OCR fixed",
             tenant=tenant,
