@@ -114,7 +114,7 @@ class Settings(BaseSettings):
     # I/O pool
     io_concurrency: int = Field(default=8, ge=1)
 
-    # Admission control (starter.edge.admission): bounds on work accepted but not yet OCR'd.
+    # Admission control (starter.client.admission): bounds on work accepted but not yet OCR'd.
     admission_max_waiting: int = Field(default=500, ge=1)
     admission_max_bytes: int = Field(default=2 * 1024**3, ge=1)
     admission_reserved: int = Field(default=10, ge=0)  # extra slots for priority documents

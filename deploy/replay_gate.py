@@ -36,16 +36,14 @@ from custody.egress import RELEASE_WORKFLOW_NAME
 from custody.queues import WORKFLOW_NAME
 from custody.settings import Settings
 from custody.temporal import connect_temporal
-from workers.versioning import VERSIONED_WORKFLOWS
-from workflows.document import DocumentWorkflow
-from workflows.release import ReleaseWorkflow
+from workers.versioning import VERSIONED_WORKFLOWS, WORKFLOWS
 
 _HERE = Path(__file__).resolve().parent
 _SAVED = (_HERE.parent / "tests" / "workflows" / "histories", _HERE / "histories")
 
 
 #: What an unversioned and a versioned worker register: both must replay.
-_WORKER_SHAPES = ([DocumentWorkflow, ReleaseWorkflow], VERSIONED_WORKFLOWS)
+_WORKER_SHAPES = (WORKFLOWS, VERSIONED_WORKFLOWS)
 
 
 async def replay(histories: list[WorkflowHistory], converter: DataConverter) -> list[str]:

@@ -11,6 +11,8 @@ deploy/RUNBOOK.md, "Worker Versioning".
 - ``DocumentWorkflow`` is PINNED: a document runs for minutes and finishes on
   the build it started on, so a change to its steps never meets a history
   recorded by another build, and its evidence names one build.
+- ``PreviewWorkflow`` and ``RedactWorkflow`` are PINNED: one activity long,
+  seconds or minutes, they finish on the build they started on.
 - ``ReleaseWorkflow`` is AUTO_UPGRADE: a release can keep retrying delivery
   through a recipient's outage for a long time; on the next workflow task it
   moves to the current build, so a delivery fix reaches it, at the price that
@@ -23,6 +25,8 @@ from temporalio import workflow
 from temporalio.common import VersioningBehavior
 
 from workflows.document import DocumentWorkflow
+from workflows.preview import PreviewWorkflow
+from workflows.redact import RedactWorkflow
 from workflows.release import ReleaseWorkflow
 
 # As in the workflow modules: the models are passed through the sandbox, so the
@@ -30,7 +34,9 @@ from workflows.release import ReleaseWorkflow
 with workflow.unsafe.imports_passed_through():
     from custody.egress import RELEASE_WORKFLOW_NAME, ReleaseInput, ReleaseResult
     from custody.models import DocumentInput, DocumentResult
+    from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewInput, PreviewResult
     from custody.queues import WORKFLOW_NAME
+    from custody.redactions import REDACT_WORKFLOW_NAME, RedactInput, RedactResult
 
 
 @workflow.defn(name=WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
@@ -52,4 +58,29 @@ class UpgradingReleaseWorkflow(ReleaseWorkflow):
         return await super().run(inp)
 
 
-VERSIONED_WORKFLOWS: list[type] = [PinnedDocumentWorkflow, UpgradingReleaseWorkflow]
+@workflow.defn(name=PREVIEW_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
+class PinnedPreviewWorkflow(PreviewWorkflow):
+    """PreviewWorkflow on a versioned worker: seconds long, on the build that started it."""
+
+    @workflow.run
+    async def run(self, inp: PreviewInput) -> PreviewResult:
+        return await super().run(inp)
+
+
+@workflow.defn(name=REDACT_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
+class PinnedRedactWorkflow(RedactWorkflow):
+    """RedactWorkflow on a versioned worker: one view, on the build that started it."""
+
+    @workflow.run
+    async def run(self, inp: RedactInput) -> RedactResult:
+        return await super().run(inp)
+
+
+#: What the I/O worker registers: plain, or each with its versioning behaviour.
+WORKFLOWS: list[type] = [DocumentWorkflow, ReleaseWorkflow, PreviewWorkflow, RedactWorkflow]
+VERSIONED_WORKFLOWS: list[type] = [
+    PinnedDocumentWorkflow,
+    UpgradingReleaseWorkflow,
+    PinnedPreviewWorkflow,
+    PinnedRedactWorkflow,
+]

@@ -144,6 +144,12 @@ RECORD = Step("record", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEART
 RECEIPT = Step("receipt", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
 CLOSE = Step("close", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
 
+# --- redacted views (workflows/redact.py) ---------------------------------------
+
+#: A view OCRs its pages, as a redacted release's render does: the same work, the
+#: same story (up to 20 minutes, a few attempts), with a page's minute to heartbeat.
+REDACT = Step("redact", RENDER.timeout, RELEASE_RENDER_RETRY, timedelta(seconds=60))
+
 
 def deliver(tuning: DeliveryTuning) -> Step:
     """Delivery waits out a recipient that is down, then fails with the channel's code.

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from custody import ids
-from custody.errors import CustodyError
+from custody.errors import AdmissionRejected, CustodyError
 from custody.models import DocState, DocumentResult
 from starter.cli.options import positive, readable_file
 from starter.cli.output import Exit, emit, for_state, stdout
@@ -75,6 +75,9 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
                 tenant=args.tenant,
                 document_type=args.document_type,
             )
+        except AdmissionRejected as err:  # not now: the same answer the edge gives
+            rows.append(_refused_row(path, err))
+            continue
         except CustodyError as err:  # refused before a workflow existed
             rows.append({"input": path, "state": "rejected", "code": str(err.code)})
             continue
@@ -85,6 +88,16 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
         await _wait_all(client, pending, rows, args.timeout)
     _print_rows(args, rows, client)
     return max((for_state(str(r.get("state"))) for r in rows), default=Exit.OK)
+
+
+def _refused_row(path: str, err: AdmissionRejected) -> dict[str, Any]:
+    # Nothing was uploaded: the caller may try again after ``retry_after`` seconds.
+    return {
+        "input": path,
+        "state": "refused",
+        "code": str(err.code),
+        "retry_after": round(err.retry_after),
+    }
 
 
 def _submission_row(path: str, sub: Submission, client: CustodyClient) -> dict[str, Any]:

@@ -107,6 +107,8 @@ _BY_STATE = {
     "running": Exit.STILL_RUNNING,
     "review": Exit.REVIEW,
     "cancelled": Exit.CANCELLED,
+    #: Admission said not now (paused, a rate, the bounds): nothing was uploaded.
+    "refused": Exit.FAILED,
 }
 
 

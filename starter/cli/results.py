@@ -16,14 +16,14 @@ from custody.state.egress import hand_out
 from starter.cli.actor import operator
 from starter.cli.output import Exit, rendered, stdout
 from starter.client.connect import CustodyClient
-from starter.client.read import ResultView
-from starter.client.read import result as api_result
+from starter.client.read import ResultView, stored_result
 
 __all__ = ["result"]
 
 
 async def result(args: argparse.Namespace, client: CustodyClient) -> int:
-    view = api_result(client, args.sha256, args.tenant)
+    # Read without an event of its own: the one event below hashes what is printed.
+    view = stored_result(client.store, args.sha256, args.tenant)
     data = {
         "record": view.record.model_dump(mode="json"),
         "text": view.text,

@@ -2,12 +2,16 @@
 
 Temporal answers while it remembers a run; the object store answers after
 retention. Neither path returns another tenant's document: every lookup is by
-the tenant-scoped workflow ID or key.
+the tenant-scoped workflow ID or key. :func:`result` hands out the text, so it
+is an egress event first (``custody.state.egress.hand_out``), like ``custody
+result`` and ``GET /v1/documents/{sha256}``.
 """
 
 from __future__ import annotations
 
+import getpass
 import json
+import socket
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -17,6 +21,7 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
+from custody.egress import EgressKind
 from custody.errors import NotFound
 from custody.fields import Extraction, FieldValueType, FoundField
 from custody.models import (
@@ -29,6 +34,7 @@ from custody.models import (
     SignedRecord,
 )
 from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
+from custody.state.egress import hand_out
 from custody.stores import ObjectStore
 from starter.client.connect import CustodyClient
 
@@ -145,20 +151,42 @@ def _view(
     )
 
 
-def result(client: CustodyClient, sha256: str, tenant: str | None = None) -> ResultView:
-    """The published text, per-page results and the fields read, from the object store.
+def result(
+    client: CustodyClient, sha256: str, tenant: str | None = None, *, actor: str | None = None
+) -> ResultView:
+    """The published text, per-page results and fields, once the read is in the ledger.
 
-    Content: whoever hands it on records the egress event first (``custody.state.egress``).
+    The ``read`` egress event names ``actor`` (default ``sdk:user@host``) and
+    hashes ``view.model_dump_json()``, the bytes this call hands out; if the
+    event cannot be written, this raises and hands out nothing.
+    """
+    view = stored_result(client.store, sha256, tenant)
+    hand_out(
+        client.store,
+        tenant,
+        EgressKind.READ,
+        view.model_dump_json().encode("utf-8"),
+        actor=actor or f"sdk:{getpass.getuser()}@{socket.gethostname()}",
+        documents=[sha256],
+    )
+    return view
+
+
+def stored_result(store: ObjectStore, sha256: str, tenant: str | None) -> ResultView:
+    """The published text, per-page results and fields, from the store, with no egress event.
+
+    Only for callers that record their own event for the exact bytes they then
+    hand out (``custody result`` its stdout, the edge its response body).
     """
     key = ids.record_key(sha256, tenant)
-    if not client.store.exists(key):
+    if not store.exists(key):
         raise NotFound(sha256)
-    record = SignedRecord.model_validate_json(client.store.get(key)).record
-    text = client.store.get(record.text_key).decode("utf-8")
-    pages = [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
+    record = SignedRecord.model_validate_json(store.get(key)).record
+    text = store.get(record.text_key).decode("utf-8")
+    pages = [PageText.model_validate(p) for p in json.loads(store.get(record.pages_key))]
     fields: dict[str, FieldView] = {}
     if record.fields_key is not None:  # sealed beside the text, its hash in the record
-        read = Extraction.model_validate_json(client.store.get(record.fields_key))
+        read = Extraction.model_validate_json(store.get(record.fields_key))
         fields = {name: field_view(f) for name, f in sorted(read.fields.items())}
     return ResultView(record=record, text=text, pages=pages, fields=fields)
 

@@ -42,10 +42,10 @@ from custody.errors import AdmissionReason, AdmissionRejected, Code, CustodyErro
 from custody.state.egress import hand_out
 from custody.stores import StoreUnavailable
 from starter.client.connect import CustodyClient
+from starter.client.documents import Hashed
 from starter.client.submit import submit
 from starter.edge import manual, metrics, tenants
 from starter.edge import read as edge_read
-from starter.edge.admission import Admission
 from starter.edge.inflight import InFlight
 from starter.edge.openapi import document
 from starter.edge.preview import Preview
@@ -56,6 +56,7 @@ from starter.edge.upload import (
     Pace,
     Staged,
     UploadError,
+    UploadOptions,
     known_document_type,
     paced,
     read_options,
@@ -72,10 +73,11 @@ def error(status: int, code: Code, message: str, retry_after: float | None = Non
 
 
 class Edge:
-    """The routes, bound to one Custody client and one admission controller."""
+    """The routes, bound to one Custody client (and so to its admission controller)."""
 
-    def __init__(self, client: CustodyClient, admission: Admission, area: StagingArea) -> None:
-        self.client, self.admission, self.area = client, admission, area
+    def __init__(self, client: CustodyClient, area: StagingArea) -> None:
+        self.client, self.area = client, area
+        self.admission = client.admission  # what submit asks; the edge only peeks and reports
         self.idempotency = Idempotency(client.store)
         self.slo = SloTracker(client)
         # The contract states this deployment's own limits, built once.
@@ -120,22 +122,22 @@ class Edge:
             return error(err.status, err.code, err.message)
         staged = None
         try:
-            store, name = self.client.store, opts["document_type"]
+            store, name = self.client.store, opts.document_type
             await asyncio.to_thread(known_document_type, store, tenant.name, name)
             await self._precheck(tenant, opts)
-            with self.inflight.opened(tenant.name, opts["length"]) as ticket:
+            with self.inflight.opened(tenant.name, opts.length) as ticket:
                 staged = await stage_body(
                     paced(request.stream(), self.pace),
                     self.area,
-                    declared=opts["length"],
+                    declared=opts.length,
                     max_bytes=self.client.settings.limits.max_bytes,
                     ticket=ticket,
                 )
             if staged.size == 0:
                 raise UploadError(400, Code.EMPTY, "empty body")
-            if staged.media_type != opts["media_type"]:
+            if staged.media_type != opts.media_type:
                 raise UploadError(415, Code.UNSUPPORTED_TYPE, "content does not match Content-Type")
-            return await self._accept(tenant, opts, staged.path, staged.sha256)
+            return await self._accept(tenant, opts, staged)
         except UploadError as err:
             return error(err.status, err.code, err.message, err.retry_after)
         except AdmissionRejected as err:
@@ -152,7 +154,7 @@ class Edge:
         err: AdmissionRejected,
         staged: Staged | None,
         tenant: tenants.Tenant,
-        opts: dict[str, Any],
+        opts: UploadOptions,
     ) -> Response:
         """Past an admission bound: the manual lane when it takes this reason and has room."""
         if staged is not None and self._to_manual_lane(err):
@@ -165,15 +167,16 @@ class Edge:
         status = 503 if err.reason is AdmissionReason.PAUSED else 429
         return error(status, err.code, err.detail, err.retry_after)
 
-    async def _precheck(self, tenant: tenants.Tenant, opts: dict[str, Any]) -> None:
-        # Refuse before reading the body when the answer is already "no":
-        # a client under backpressure should not have to upload to learn it.
+    async def _precheck(self, tenant: tenants.Tenant, opts: UploadOptions) -> None:
+        # Refuse before reading the body when the answer is already "no": a client
+        # under backpressure should not have to upload to learn it. A peek: it takes
+        # nothing, and submit's admission decides once the body is here.
         try:
             await self.admission.precheck(
-                opts["length"] or 0,
+                opts.length or 0,
                 tenant.name,
-                opts["source_id"],
-                priority=opts["priority"] and tenant.priority,
+                opts.source_id,
+                priority=opts.priority and tenant.priority,
             )
         except AdmissionRejected as err:
             if not self._to_manual_lane(err):  # else the body is parked once read
@@ -183,34 +186,26 @@ class Edge:
         return self.client.settings.admission_manual_lane and err.reason in manual.LANE_REASONS
 
     async def _accept(
-        self, tenant: tenants.Tenant, opts: dict[str, Any], path: Any, sha: str
+        self, tenant: tenants.Tenant, opts: UploadOptions, staged: Staged
     ) -> Response:
-        key = opts["idempotency_key"]
+        key = opts.idempotency_key
         if key is not None:
             seen = await asyncio.to_thread(self.idempotency.get, tenant.name, key)
-            if seen is not None and seen["body_sha256"] != sha:
+            if seen is not None and seen["body_sha256"] != staged.sha256:
                 raise UploadError(
                     422, Code.IDEMPOTENCY_KEY_REUSED, "this key was used with another body"
                 )
             if seen is not None:
                 return _accepted(seen["answer"])
-        try:
-            sub = await submit(
-                self.client,
-                path,
-                source_id=opts["source_id"],
-                tenant=tenant.name,
-                admit=self.admission.admit,
-                priority=opts["priority"] and tenant.priority,
-                document_type=opts["document_type"],
-            )
-        except AdmissionRejected:
-            raise  # nothing was reserved
-        except BaseException:
-            # Admitted, then the store or Temporal failed (or the client left):
-            # give the place back now instead of holding it until the grace expires.
-            self.admission.release(ids.workflow_id(sha, tenant.name))
-            raise
+        # Admission is asked once, inside submit; a refusal comes back AdmissionRejected.
+        sub = await submit(
+            self.client,
+            Hashed(staged.path, staged.sha256, staged.size),  # hashed as it streamed in
+            source_id=opts.source_id,
+            tenant=tenant.name,
+            priority=opts.priority and tenant.priority,
+            document_type=opts.document_type,
+        )
         answer = {
             "sha256": sub.sha256,
             "state": sub.state.value,
@@ -219,7 +214,9 @@ class Edge:
         }
         metrics.UPLOAD_BYTES.inc(sub.size_bytes)
         if key is not None:
-            await asyncio.to_thread(self.idempotency.remember, tenant.name, key, sha, answer)
+            await asyncio.to_thread(
+                self.idempotency.remember, tenant.name, key, staged.sha256, answer
+            )
         return _accepted(answer)
 
     async def document(self, request: Request) -> Response:
@@ -272,14 +269,16 @@ def _accepted(answer: dict[str, Any]) -> JSONResponse:
     return JSONResponse(answer, status_code=202, headers={"Location": location})
 
 
-def create_app(
-    client: CustodyClient, admission: Admission | None = None, area: StagingArea | None = None
-) -> Starlette:
-    """The edge; ``area`` is the process's staging area (``custody serve`` sweeps it)."""
+def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starlette:
+    """The edge; ``area`` is the process's staging area (``custody serve`` sweeps it).
+
+    Admission is the client's (``client.admission``): the edge and every other
+    submission through that client share its bounds, rates and reservations.
+    """
     area = area or StagingArea(client.settings.staging_path)
-    edge = Edge(client, admission or Admission(client), area)
+    edge = Edge(client, area)
     releases = Releases(client, edge._tenant, error)
-    preview = Preview(client.settings, area, edge._tenant, error, edge.inflight)
+    preview = Preview(client, area, edge._tenant, error, edge.inflight)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[

@@ -29,7 +29,8 @@ async def document_view(client: CustodyClient, sha: str, tenant: str) -> dict[st
     except NotFound:
         return await _parked(client, sha, tenant)
     if body["state"] == DocState.PUBLISHED:
-        res = await asyncio.to_thread(queries.result, client, sha, tenant)
+        # No event here: the edge records one for the exact body it sends (app.Edge.document).
+        res = await asyncio.to_thread(queries.stored_result, client.store, sha, tenant)
         body["result"] = {
             "text": res.text,
             "mean_confidence": res.record.mean_confidence,

@@ -46,10 +46,26 @@ _DIGITS = re.compile(r"[0-9]{1,18}")
 
 @dataclass
 class Staged:
+    """A body written to the staging folder, hashed and counted on the way (the one hash)."""
+
     path: Path
     sha256: str
     size: int
     media_type: str
+
+
+@dataclass(frozen=True)
+class UploadOptions:
+    """What an upload's headers say, checked before a byte of the body is read."""
+
+    media_type: str
+    #: ``Content-Length``; None when the body is chunked.
+    length: int | None
+    idempotency_key: str | None
+    source_id: str | None
+    #: ``Custody-Priority: high``; the reserved lane only for tenants allowed it.
+    priority: bool
+    document_type: str | None
 
 
 @dataclass(frozen=True)
@@ -133,7 +149,7 @@ def sniff(head: bytes) -> str:
 #: ``known_document_type`` once the tenant is known.
 
 
-def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
+def read_options(h: Mapping[str, str], settings: Settings) -> UploadOptions:
     """Everything the headers say, checked before a byte of the body is read."""
     media_type = h.get("content-type", "").split(";")[0].strip().lower()
     if media_type not in SUPPORTED:
@@ -162,14 +178,7 @@ def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
     doc_type = h.get("custody-document-type")
     if doc_type is not None and re.fullmatch(TYPE_NAME, doc_type) is None:
         raise UploadError(400, Code.BAD_HEADER, f"Custody-Document-Type must match {TYPE_NAME}")
-    return {
-        "media_type": media_type,
-        "length": length,
-        "idempotency_key": key,
-        "source_id": source_id,
-        "priority": priority,
-        "document_type": doc_type,
-    }
+    return UploadOptions(media_type, length, key, source_id, priority, doc_type)
 
 
 def known_document_type(store: ObjectStore, tenant: str, name: str | None) -> None:

@@ -1,4 +1,4 @@
-"""Every read is accounted for: HTTP reads, ``custody result`` and evidence bundles.
+"""Every read is accounted for: HTTP reads, ``custody result``, the SDK's ``result`` and bundles.
 
 One real scan and one drawn discharge summary are published for the module
 (the default engine) under a tenant with an API key. Each way their content
@@ -208,6 +208,24 @@ async def test_egress_read_cli_result_shows_the_fields_and_records_them(
     assert "admitted" in printed[False] and "2026-03-03" in printed[False]
 
 
+def test_egress_read_sdk_result_records_the_view_it_hands_out(
+    temporal_client: Client, published: Published
+) -> None:
+    """``starter.result()`` appends one ``read`` event hashing the view's JSON, naming the actor."""
+    p = published
+    client = CustodyClient(temporal=temporal_client, store=p.store, settings=p.settings)
+    before = _events(p)
+    view = read_result(client, p.sha256, p.tenant, actor="svc:referrals")
+    event = _new_event(p, before)
+    assert view.text == p.text
+    assert event.kind is eg.EgressKind.READ
+    assert event.bytes_sha256 == hashlib.sha256(view.model_dump_json().encode()).hexdigest()
+    assert (event.actor, event.documents, event.policy) == ("svc:referrals", [p.sha256], "read")
+    again = _events(p)
+    read_result(client, p.sha256, p.tenant)  # no actor given: the OS user, marked sdk:
+    assert _new_event(p, again).actor.startswith("sdk:")
+
+
 def test_egress_export_bundle_records_the_zip_hash(published: Published, tmp_path: Path) -> None:
     """An evidence export appends one ``export`` event hashing the zip file written."""
     p = published
@@ -244,6 +262,8 @@ async def test_egress_unrecorded_read_hands_nothing_out(
     assert p.text.splitlines()[0] not in resp.text
     with pytest.raises(StoreUnavailable):
         export_bundle(down, p.sha256, p.tenant, tmp_path / "b.zip", actor="auditor")
+    with pytest.raises(StoreUnavailable):  # the SDK's read returns nothing either
+        read_result(client, p.sha256, p.tenant)
     assert not (tmp_path / "b.zip").exists()
     # The CLI's handler in this process, on the faulty store: nothing reaches stdout.
     args = argparse.Namespace(sha256=p.sha256, tenant=p.tenant, json=True)

@@ -21,7 +21,6 @@ from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.client.connect import CustodyClient
 from starter.edge import tenants
-from starter.edge.admission import Admission
 from starter.edge.app import create_app
 from tests.helpers import make_settings
 
@@ -76,8 +75,8 @@ class EdgeHarness:
 
     def __init__(self, client: CustodyClient) -> None:
         self.client = client
-        self.admission = Admission(client)
-        self.app = create_app(client, self.admission)
+        self.admission = client.admission  # the SDK's, which submit asks
+        self.app = create_app(client)
         self.http = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=self.app), base_url="http://edge"
         )

@@ -21,9 +21,9 @@ INCIDENT = {"fields": {"reference": {"labels": ["Incident No"], "type": "identif
 def test_edge_document_type_header_is_read_and_malformed_names_refused(settings_for: Any) -> None:
     """A type's name is carried on; a value no type could be named is 400 BAD_HEADER."""
     settings = settings_for()
-    assert read_options(PNG, settings)["document_type"] is None
+    assert read_options(PNG, settings).document_type is None
     named = read_options({**PNG, "custody-document-type": "referral"}, settings)
-    assert named["document_type"] == "referral"
+    assert named.document_type == "referral"
     for bad in ("Invoice", "in voice", "x" * 41):
         with pytest.raises(UploadError) as refused:
             read_options({**PNG, "custody-document-type": bad}, settings)
