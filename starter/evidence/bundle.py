@@ -182,5 +182,11 @@ def decide(
 
 
 def final_decision(store: ObjectStore, sha256: str, tenant: str | None) -> str | None:
-    keys = list(store.list(f"decisions/{ids.scope(tenant)}/{sha256}/"))
+    """The newest quarantine decision (``release`` or ``reject``); other decisions kept
+    beside them (a redaction's approval, a review) are not quarantine decisions."""
+    keys = [
+        k
+        for k in store.list(f"decisions/{ids.scope(tenant)}/{sha256}/")
+        if k.endswith(("-release.json", "-reject.json"))
+    ]
     return keys[-1].rsplit("-", 1)[-1].removesuffix(".json") if keys else None
