@@ -54,6 +54,7 @@ TENANT_HELP: dict[str, str | None] = {
     "retention approve": _DOC,
     "retention apply": "only this tenant's approvals (default: every tenant with some)",
     "tenants add": None,
+    **dict.fromkeys(("tenants keys add", "tenants keys ls", "tenants keys revoke"), None),
     **dict.fromkeys(("operators add", "operators ls", "operators revoke"), None),
     "operators bootstrap": None,
     "tenants ls": None,
