@@ -35,6 +35,7 @@ document content.
     ├── IdentityRefused           who decides is not known, valid or allowed (custody.operators)
     │     (OPERATOR_REQUIRED, OPERATOR_UNKNOWN, OPERATOR_REVOKED, OPERATOR_EXPIRED,
     │      ROLE_REQUIRED, DECISION_INVALID, SAME_APPROVER)
+    ├── ReviewRefused             a review decision refused (NOT_IN_REVIEW, ALREADY_DECIDED, ...)
     ├── StateInvalid              a state version forged, unsigned, out of chain or
     │                             rolled back (custody.state.versions): STATE_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
@@ -65,6 +66,7 @@ document content.
     UploadError                   the edge refuses a request: an HTTP status and a Code
     AuthError                     a missing, malformed, unknown or revoked API key
     StepFailed                    in the document workflow: an activity failed for good
+    StepCancelled                 in the document workflow: a step ended by its cancellation
     HelperError (RuntimeError)    an OCR helper process (Tesseract, PP-OCR) failed a page or died
     TenantExists (ValueError)     a tenant of that name already exists
     NotFound (LookupError)        no such document (or tenant) for this caller
@@ -508,6 +510,14 @@ class IdentityRefused(CustodyError):
     code = Code.OPERATOR_REQUIRED
 
 
+class ReviewRefused(CustodyError):
+    """A review decision that cannot take effect: the document is not in review
+    (NOT_IN_REVIEW), another decision won (ALREADY_DECIDED), or the decision's
+    identity or corrections were refused (their code); the document is unchanged."""
+
+    code = Code.NOT_IN_REVIEW
+
+
 class StateInvalid(CustodyError):
     """A state version is forged, unsigned, out of its chain or rolled back; never used."""
 
@@ -703,6 +713,10 @@ class TenantExists(ValueError):
 
 class NotFound(LookupError):
     """No document with that SHA-256 for this tenant."""
+
+
+class StepCancelled(Exception):
+    """In the document workflow: a step ended because the workflow was cancelled."""
 
 
 class StepFailed(Exception):

@@ -49,6 +49,11 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+#: Review's defaults (custody.reviews): escalated after 2 days, expired after 6, under
+#: the scratch age (7 days) that would take the OCR output a reviewer looks at.
+REVIEW_DEADLINE_S, REVIEW_EXPIRY_S = 2 * 86400.0, 6 * 86400.0
+
+
 class Transition(_Model):
     state: DocState
     at: datetime
@@ -94,6 +99,10 @@ class DocumentInput(_Model):
     #: before configured types decode the same); None: Custody classifies it among
     #: the types the tenant's policy expects.
     document_type: str | None = Field(default=None, pattern=TYPE_NAME)
+    #: A document that needs a person waits this long before it is escalated, and
+    #: this long before it expires (quarantined REVIEW_EXPIRED; workflows.review).
+    review_deadline_s: float = Field(default=REVIEW_DEADLINE_S, gt=0)
+    review_expiry_s: float = Field(default=REVIEW_EXPIRY_S, gt=0)
 
 
 class DocumentResult(_Model):
@@ -230,6 +239,9 @@ class CheckInput(_Model):
     page_keys: list[str]
     page_sigs: list[str] = Field(default_factory=list)
     document_type: str | None = Field(default=None, pattern=TYPE_NAME)
+    #: Review is a state (workflows.review): what needs a person is reported in
+    #: ``review_reasons`` instead of quarantining (False: as workflows before it).
+    review: bool = False
 
 
 class CheckResult(_Model):
@@ -247,6 +259,9 @@ class CheckResult(_Model):
     #: Fields the policy requires that were not read surely, or that break a rule.
     fields_review: list[str] = Field(default_factory=list)
     worker: str | None = None
+    #: With ``CheckInput.review``: why a person must look (LOW_CONFIDENCE, REVIEW_BAND,
+    #: LANGUAGE_MISMATCH, FIELDS_MISSING, FIELD_INVALID); empty: publish as read.
+    review_reasons: list[str] = Field(default_factory=list)
 
 
 class PublishInput(_Model):
@@ -306,6 +321,9 @@ class ConcludeInput(_Model):
     workflow_id: str
     run_id: str
     source_key: str | None = None
+    #: The type it was submitted as (DocumentInput.document_type), so a release from
+    #: quarantine runs it as that type again; None: classified, or an older outcome.
+    document_type: str | None = Field(default=None, pattern=TYPE_NAME)
 
 
 class ConcludeResult(_Model):

@@ -37,6 +37,7 @@ from custody.errors import (
     NotFound,
     ObjectMissing,
     Quarantined,
+    ReviewRefused,
     StoreUnavailable,
     UsageError,
 )
@@ -169,7 +170,7 @@ def failure(err: BaseException) -> tuple[Exit, Code, str]:
         return Exit.USAGE, err.code, err.detail
     if isinstance(err, ConfigurationError):
         return Exit.CONFIG, err.code, err.detail
-    if isinstance(err, IdentityRefused):
+    if isinstance(err, IdentityRefused | ReviewRefused):
         return Exit.DENIED, err.code, err.detail
     if isinstance(err, ValidationError):  # a CUSTODY_* variable is malformed
         return Exit.CONFIG, Code.CONFIGURATION, _invalid_settings(err)

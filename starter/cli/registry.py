@@ -55,6 +55,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("starter.cli.audit", "the audit ledger: verify, log, seal"),
     "evidence": ("starter.cli.evidence", "signed records and bundles"),
     "quarantine": ("starter.cli.quarantine", "review quarantined documents"),
+    "review": ("starter.cli.review", "documents waiting for a person: list, show, resolve"),
     "fields": ("starter.cli.fields", "a tenant's fields policy: types, languages, rules"),
     "retention": ("starter.cli.retention", "expire scratch; delete evidence after sign-off"),
     "tenants": ("starter.cli.tenants", "tenants and their API keys"),
