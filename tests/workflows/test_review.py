@@ -36,6 +36,7 @@ from starter.client.submit import submit, wait
 from tests.activities.rules.drawn import PARTICIPANT_ID, REFERRAL, png
 from tests.helpers import custody_cli, make_settings, running_pipeline
 from tests.identities import as_person
+from tests.payloads import every_run_text
 from tests.workflows.test_replay import replay_and_keep
 
 #: Values on the page, and the one the reviewer types: none may reach history or logs.
@@ -95,7 +96,7 @@ async def test_review_waits_running_and_a_reviewer_publishes_it_corrected(
         assert rc == Exit.DENIED and again["error"] == "ALREADY_DECIDED", again
         result = await wait(custody, sub.sha256, tenant=tenant)
         rc, verified = await custody_cli(sealed, "verify", sub.sha256, tenant=tenant)
-        history = json.dumps((await handle.fetch_history()).to_json_dict())
+        history = await every_run_text(temporal_client, handle.id)
     assert result.state is DocState.PUBLISHED and result.transitions[-1].by == "ana"
     assert rc == 0 and verified["ok"], verified
     checked = {c["name"]: c["ok"] for c in verified["reports"][0]["checks"]}
