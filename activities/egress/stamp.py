@@ -104,8 +104,12 @@ class Stamp:
         font = self._font(_SANS, round(14 * self.px))
         left, top, right, bottom = (int(v) for v in font.getbbox(text))
         tile = Image.new("L", (right - left + 4, bottom - top + 4), 255)
-        ImageDraw.Draw(tile).text((2 - left, 2 - top), text, _DIAGONAL_GRAY, font)
-        return tile.rotate(30, Image.Resampling.BICUBIC, expand=True, fillcolor=255)
+        draw = ImageDraw.Draw(tile)
+        # Two values, grey and paper, no anti-aliasing: a third fewer bytes stored
+        # in 16 levels. The bands keep theirs: Tesseract reads them back better so.
+        draw.fontmode = "1"
+        draw.text((2 - left, 2 - top), text, _DIAGONAL_GRAY, font)
+        return tile.rotate(30, Image.Resampling.NEAREST, expand=True, fillcolor=255)
 
     def _fit(self, text: str, name: str, points: float, floor: float, width: int) -> _Font:
         # Shrink to the page's width (receipts are narrow) down to a legible
