@@ -68,9 +68,14 @@ def render_release(
 def _page(
     stamp: Stamp, image: GrayPage, text: PageText, number: int, original: Original
 ) -> pikepdf.Pdf:
-    """One stamped page as a one-page PDF, its image encoded as its source was."""
+    """One stamped page as a one-page PDF, its image encoded as its source was.
+
+    searchable_pdf lays the words and sizes the page; the image it places is a
+    white one of the page's size, cheap for pdfium to compress, swapped at once.
+    """
     stamped, moved = stamp.page(image, text, number)
-    single = pikepdf.open(io.BytesIO(searchable_pdf([(np.asarray(stamped), moved)], stamp.dpi)))
+    blank = np.full((stamped.height, stamped.width), 255, dtype=np.uint8)
+    single = pikepdf.open(io.BytesIO(searchable_pdf([(blank, moved)], stamp.dpi)))
     bilevel = original.bilevel or encode.is_bilevel(image)
     shrunk = encode.shrink(stamped, original.scale(stamp.dpi))
     encode.place(single.pages[0], encode.pdf_image(shrunk, bilevel))
