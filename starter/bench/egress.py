@@ -19,7 +19,8 @@ Each released file is also weighed against its source and read back
 (:mod:`starter.bench.egress_size`): ``size_ratio`` (released bytes over source
 bytes, per file under ``files`` and over all of them), ``readback_ok`` (the
 printed mark read back on every page) and ``legibility`` (Tesseract word F1
-of the released scans against the source pages).
+of the released scans against the source pages; ``legibility_lossless`` the
+same pages stored as releases were before, to compare with).
 
 With ``--mark-pages N`` (default 2) it also measures the invisible per-recipient
 mark (``starter.bench.mark.measure_mark``) on the first N pages: the decode
@@ -116,6 +117,7 @@ async def measure(
         "size_ratio": built["size_ratio"],
         "readback_ok": built["readback_ok"],
         "legibility": built["legibility"],
+        "legibility_lossless": built["legibility_lossless"],
         "files": built["files"],
         "pages": built["pages"],
         "pages_per_minute": built["pages_per_minute"],

@@ -59,4 +59,5 @@ def test_bench_egress_reports_size_ratio_readback_and_legibility(report: dict[st
     assert tif["size_ratio"] == round(tif["released_bytes"] / tif["source_bytes"], 3)
     assert report["size_ratio"] == tif["size_ratio"] <= 1.5
     assert report["readback_ok"] is tif["readback_ok"] is True
-    assert len(tif["legibility"]) == 1 and 0.5 < report["legibility"] <= 1
+    assert len(tif["legibility"]) == len(tif["legibility_lossless"]) == 1
+    assert 0.5 < report["legibility"] <= 1 and 0.5 < report["legibility_lossless"] <= 1
