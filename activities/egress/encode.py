@@ -128,7 +128,7 @@ def _g4(image: Image.Image) -> bytes:
 def _idat(image: Image.Image) -> bytes:
     """A PNG's compressed pixels (zlib with PNG predictors), as PDF's Flate filter reads them."""
     out = io.BytesIO()
-    image.save(out, "PNG", bits=4, compress_level=6)  # 9: 4 % smaller, 3-6x slower
+    image.save(out, "PNG", bits=4, compress_level=8)  # 9: 1 % smaller at 2.5x the time
     data, pos, found = out.getvalue(), 8, bytearray()
     while pos < len(data):
         length, kind = struct.unpack(">I4s", data[pos : pos + 8])
