@@ -17,7 +17,7 @@ Per released file (the signed PDF exactly as the render activity builds it):
   as rasterised for OCR; ``legibility_lossless``: the same for that page stored
   as releases were before (8-bit, at the OCR resolution). The diagonal mark
   crosses the scan, so even a lossless page scores below 1, and Tesseract's
-  reading swings with where the mark's glyphs fall (0.39 to 0.70 on one FUNSD
+  reading swings with where the mark's glyphs fall (0.37 to 0.70 on one FUNSD
   form across four release ids): compare the two, not either with 1. Top
   level: the means over pages.
 """
