@@ -13,6 +13,8 @@ from PIL import Image
 from activities.egress import encode
 from activities.egress.original import Original, originals
 from activities.pages.raster import iter_pages
+from activities.pages.searchable import searchable_pdf
+from custody.models import PageText, Word
 
 PDF_NAME = "funsdpdf_2pages_86220490_86328049.pdf"
 
@@ -101,6 +103,24 @@ def test_originals_read_a_pdf_scans_resolution_and_depth(corpus: Path, tmp_path:
     assert originals(fax, "application/pdf") == [Original(dpi=300.0, bilevel=True)]
     assert Original(dpi=300.0).scale(200) == 1.0  # never drawn above the OCR resolution
     assert originals(corpus / "ocr_gt" / "funsd_82092117.png", "image/png") == []
+
+
+def test_originals_keep_vector_text_at_the_ocr_resolution(tmp_path: Path) -> None:
+    """A 100 dpi scan under an OCR layer's invisible words is a scan; with the same words
+    drawn visibly over it (born-digital text on a background) it is not."""
+    word = Word(text="Hello", confidence=0.9, box=[[10, 10], [100, 10], [100, 40], [10, 40]])
+    text = PageText(page=0, width=300, height=400, text="Hello", words=[word],
+                    mean_confidence=0.9, seconds=0.0)  # fmt: skip
+    image = np.full((400, 300), 200, dtype=np.uint8)
+    invisible = searchable_pdf([(image, text)], 100)
+    (tmp_path / "ocred.pdf").write_bytes(invisible)
+    assert originals(tmp_path / "ocred.pdf", "application/pdf") == [Original(dpi=100.0)]
+    with pikepdf.open(io.BytesIO(invisible)) as pdf:
+        content = pdf.pages[0].Contents
+        assert b" 3 Tr " in content.read_bytes()
+        content.write(content.read_bytes().replace(b" 3 Tr ", b" 0 Tr "))
+        pdf.save(tmp_path / "drawn.pdf")
+    assert originals(tmp_path / "drawn.pdf", "application/pdf") == [Original()]
 
 
 def test_place_refuses_a_page_without_exactly_one_image() -> None:
