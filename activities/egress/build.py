@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import activities.egress.provenance as provenance
+from activities.egress.original import Original, originals
 from activities.egress.pdfmeta import ReleaseMark
 from activities.egress.render import render_page_png, render_release
 from activities.pages.raster import GrayPage, iter_pages
@@ -39,18 +40,20 @@ class Job:
     production: bool
 
     def pdf(self) -> bytes:
-        with self._pages() as pages:
-            data = render_release(pages, self.dpi, self._mark())
+        with self._pages() as (pages, originals):
+            data = render_release(pages, self.dpi, self._mark(), originals)
         return self._signed(data, "application/pdf")
 
     def png(self, index: int) -> Callable[[], bytes]:
         def build() -> bytes:
-            with self._pages() as pages:
+            with self._pages() as (pages, originals):
                 for n, (image, _text) in enumerate(pages):
                     if n == index:
-                        return self._signed(
-                            render_page_png(image, self._mark(), dpi=self.dpi), "image/png"
+                        original = originals[n] if n < len(originals) else None
+                        data = render_page_png(
+                            image, self._mark(), dpi=self.dpi, page_number=n + 1, original=original
                         )
+                        return self._signed(data, "image/png")
             raise ValueError(f"page {index + 1} not found")
 
         return build
@@ -108,18 +111,25 @@ def manifest_sha256(data: bytes, media_type: str, c2pa_dir: Path, production: bo
 
 
 class _Pages:
-    """The source's page images paired with their published words, staged privately."""
+    """The source's page images paired with their published words, staged privately,
+    and what each page's own scan was (:mod:`.original`), so none is released upsampled."""
 
     def __init__(self, job: Job) -> None:
         self._job = job
         self._staged = job.area.staged(job.store, job.source.source_key, job.source.sha256)
 
-    def __enter__(self) -> Iterator[tuple[GrayPage, PageText]]:
+    def __enter__(self) -> tuple[Iterator[tuple[GrayPage, PageText]], list[Original]]:
         path = self._staged.__enter__()
-        raw = json.loads(self._job.store.get(self._job.source.pages_key))
-        texts = [PageText.model_validate(p) for p in raw]
-        images = iter_pages(path, self._job.source.media_type, self._job.dpi)
-        return ((image, texts[n]) for n, image in images)
+        try:
+            raw = json.loads(self._job.store.get(self._job.source.pages_key))
+            texts = [PageText.model_validate(p) for p in raw]
+            media_type = self._job.source.media_type
+            scans = originals(path, media_type)
+        except BaseException:
+            self._staged.__exit__(None, None, None)  # the staged copy goes on every path
+            raise
+        images = iter_pages(path, media_type, self._job.dpi)
+        return ((image, texts[n]) for n, image in images), scans
 
     def __exit__(self, *exc: object) -> None:
         self._staged.__exit__(None, None, None)
