@@ -148,6 +148,7 @@ class ReleaseActivities:
             dpi=self._settings.limits.ocr_dpi,
             c2pa_dir=self._c2pa_dir,
             production=self._settings.env == "production",
+            limits=self._settings.limits,
         )
         if p.policy.view != "redacted":
             return build.files(job)
