@@ -25,7 +25,8 @@ document content.
     │      WORKER_LOST, INTERNAL, CIRCUIT_OPEN)
     │   └── CircuitOpen           a breaker refused the call (also a StoreUnavailable)
     ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION;
-    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING
+    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING;
+    │                             a sandbox layer missing in production: SANDBOX_DEGRADED
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
@@ -36,7 +37,8 @@ document content.
     ├── EgressRefused             a release refused before any byte left
     │     (NOT_PUBLISHED, DOCUMENT_UNKNOWN, RECIPIENT_UNKNOWN, RECIPIENT_REVOKED,
     │      POLICY_UNKNOWN, POLICY_INVALID, SOURCE_ALTERED, RELEASE_INVALID, CHANNEL_INVALID,
-    │      CONSENT_REQUIRED)
+    │      CONSENT_REQUIRED, RECIPIENT_BUCKET_RESERVED, RECIPIENT_ADDRESS_REFUSED,
+    │      RECIPIENT_CREDENTIALS_MISSING)
     ├── DeliveryFailed            the recipient's channel failed; its code alone says
     │     (RECIPIENT_UNREACHABLE   whether a retry may help (``retryable``)
     │      retried; RECIPIENT_REFUSED, DELIVERY_CONFLICT, CHANNEL_INVALID,
@@ -215,6 +217,20 @@ class Code(StrEnum):
     #: Security-relevant state (``custody.state.versions``): a version unsigned, signed
     #: by an untrusted key, out of its chain, missing, or older than one seen.
     STATE_INVALID = "STATE_INVALID"
+    #: A recipient's channel names Custody's own storage: its bucket and prefix, the
+    #: witness bucket, or one of its folders (activities.egress.reach).
+    RECIPIENT_BUCKET_RESERVED = "RECIPIENT_BUCKET_RESERVED"
+    #: A recipient's channel may not be reached from here: a private, link-local,
+    #: CGNAT, ULA, multicast or unspecified address (or one embedding such), loopback or
+    #: plain http:// or the outbox in production, a domain off the operator's allowlist.
+    RECIPIENT_ADDRESS_REFUSED = "RECIPIENT_ADDRESS_REFUSED"
+    #: An S3 recipient without credentials of its own (activities.egress.s3_access).
+    RECIPIENT_CREDENTIALS_MISSING = "RECIPIENT_CREDENTIALS_MISSING"
+    #: A tenant's releases running at once reached the edge's bound (429).
+    INFLIGHT_RELEASES = "INFLIGHT_RELEASES"
+    #: In production, a sandbox layer the platform refused (activities.inspect.lockdown):
+    #: the child decodes nothing and the worker does not start. An operator's fix.
+    SANDBOX_DEGRADED = "SANDBOX_DEGRADED"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -265,6 +281,9 @@ EGRESS_REFUSE_CODES: frozenset[Code] = frozenset(
         Code.RELEASE_INVALID,
         Code.CHANNEL_INVALID,
         Code.CONSENT_REQUIRED,
+        Code.RECIPIENT_BUCKET_RESERVED,
+        Code.RECIPIENT_ADDRESS_REFUSED,
+        Code.RECIPIENT_CREDENTIALS_MISSING,
     }
 )
 
@@ -321,6 +340,7 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.KEY_OUTSIDE_VALIDITY,
         Code.TRUST_ANCHOR_MISSING,
         Code.STATE_INVALID,
+        Code.INFLIGHT_RELEASES,
     }
 )
 
@@ -343,6 +363,7 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         Code.CONFIGURATION,
         Code.KEY_DEVELOPMENT,
         Code.KEY_PERMISSIONS,
+        Code.SANDBOX_DEGRADED,
     }
 )
 
