@@ -80,12 +80,24 @@ class ReleaseActivities:
         if policy.applies_to is not eg.EgressKind.RELEASE:
             raise EgressRefused(Code.POLICY_INVALID, f"policy {policy.name} is not for releases")
         recipient = get_recipient(self._store, inp.tenant, inp.recipient)
+        self._reachable(recipient)
         if not inp.documents:
             raise EgressRefused(Code.RELEASE_INVALID, "a release needs at least one document")
         sources = [self._published(inp.tenant, sha, policy) for sha in sorted(set(inp.documents))]
         return steps.Prepared(
             policy=policy, recipient=recipient, sources=sources, attempt=activity.info().attempt
         )
+
+    def _reachable(self, recipient: eg.Recipient) -> None:
+        """Refuse, before anything is rendered, a recipient this deployment may not reach."""
+        from activities.egress.reach import Reach
+        from activities.egress.s3_access import required
+
+        Reach.of(self._settings).check(
+            ch.RecipientChannel.of(recipient.kind.value, recipient.target)
+        )
+        if recipient.kind is eg.ChannelKind.S3:
+            required(recipient.credentials, self._settings)
 
     def _published(self, tenant: str | None, sha256: str, policy: eg.Policy) -> eg.SourceDoc:
         """A published document of this tenant whose source still hashes to its record."""
@@ -197,12 +209,16 @@ class ReleaseActivities:
     @coded(Code.RECIPIENT_UNREACHABLE)
     def deliver(self, inp: steps.DeliverInput | v1.Recorded) -> eg.Delivered:
         d = inp.upgraded() if isinstance(inp, v1.Recorded) else inp
+        from activities.egress.reach import Reach  # its rules are checked again here
+
+        s = self._settings
         packet = ch.Packet(release_id=d.release_id, files=self._packet_files(d))
         channel = open_channel(
             ch.RecipientChannel.of(d.channel.value, d.target),
-            s3=self._s3(),
-            ca_file=str(self._settings.egress_ca_file) if self._settings.egress_ca_file else None,
-            limits=ch.AttemptLimits(deadline_s=self._settings.egress_push_deadline_s),
+            s3=self._s3(d.credentials) if d.channel is eg.ChannelKind.S3 else None,
+            ca_file=str(s.egress_ca_file) if s.egress_ca_file else None,
+            limits=ch.AttemptLimits(deadline_s=s.egress_push_deadline_s),
+            reach=Reach.of(s),
         )
         # A channel's DeliveryFailed passes through: ``coded`` turns its code into the
         # failure type, non-retryable exactly when the code is final.
@@ -216,9 +232,13 @@ class ReleaseActivities:
             attempts=activity.info().attempt,  # one try per attempt
             at=datetime.now(UTC),
         )
+        # The operator's record keeps what the recipient answered; the tenant's view
+        # (history, result, receipt) only what was sent: no port or TLS oracle.
         key = eg.release_delivery_key(d.tenant, d.release_id)
         self._store.put(key, delivered.model_dump_json().encode())
-        return delivered
+        if got.body_sha256 is None:
+            return delivered
+        return delivered.model_copy(update={"status": None, "answer_sha256": got.body_sha256})
 
     def _packet_files(self, d: steps.DeliverInput) -> tuple[ch.PacketFile, ...]:
         """The stored files, each still hashing to what render recorded."""
@@ -230,14 +250,10 @@ class ReleaseActivities:
             files.append(ch.PacketFile(name=ref.name, data=data))
         return tuple(files)
 
-    def _s3(self) -> ch.S3Access:
-        s = self._settings
-        return ch.S3Access(
-            endpoint_url=s.egress_s3_endpoint_url,
-            region=s.egress_s3_region,
-            access_key_id=s.egress_s3_access_key_id,
-            secret_access_key=s.egress_s3_secret_access_key,
-        )
+    def _s3(self, credentials: str | None) -> ch.S3Access:
+        from activities.egress.s3_access import recipient_access
+
+        return recipient_access(credentials, self._settings)
 
     @activity.defn(name="custody.release.receipt")
     @coded(Code.STORE_UNAVAILABLE)

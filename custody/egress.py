@@ -185,16 +185,41 @@ class Recipient(BaseModel):
     name: str
     tenant: str | None
     kind: ChannelKind
-    #: Directory, ``s3://bucket/prefix`` or URL. Never a secret: credentials
-    #: come from the deployment's settings, not from the registry.
+    #: Directory, ``s3://bucket/prefix`` or URL. Never a secret.
     target: str
     created_at: datetime
     created_by: str
+    #: S3 only: where the recipient's own credentials are, ``env:NAME`` or
+    #: ``file:/PATH`` (activities.egress.s3_access); a reference, never the secret.
+    credentials: str | None = None
 
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
         return check_name(value, "recipient name")
+
+    @field_validator("credentials")
+    @classmethod
+    def _credentials(cls, value: str | None) -> str | None:
+        return None if value is None else check_secret_ref(value)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_credentials(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # Left out when unset, so a registration reads back as it was first stored.
+        data: dict[str, object] = handler(self)
+        if data.get("credentials") is None:
+            data.pop("credentials", None)
+        return data
+
+
+_SECRET_REF = re.compile(r"^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:/[^\0]{1,4095})$")
+
+
+def check_secret_ref(value: str) -> str:
+    """A secret's reference: ``env:NAME`` (a variable) or ``file:/PATH`` (an absolute path)."""
+    if not _SECRET_REF.match(value) or "\0" in value:
+        raise ValueError("credentials must be a reference: env:NAME or file:/absolute/path")
+    return value
 
 
 class FileRef(BaseModel):
@@ -237,6 +262,9 @@ class ReleaseInput(BaseModel):
     actor: str
     requested_at: datetime
     delivery: DeliveryTuning = Field(default_factory=DeliveryTuning)
+    #: Temporal task priority of every step (1 first .. 5; None: the default, 3), as a
+    #: document's; the tenant is the fairness key (workflows.release).
+    priority: int | None = Field(default=None, ge=1, le=5)
 
 
 class SourceDoc(BaseModel):
@@ -279,7 +307,14 @@ class ReleaseResult(BaseModel):
 
 
 class Delivered(BaseModel):
-    """What the recipient's channel said: its answer's hash, never its body."""
+    """What the channel did, as the tenant, the result and the receipt see it.
+
+    ``answer_sha256``: outbox and S3, the hash of what was written (keys, hashes,
+    sizes, ETags); HTTPS, of the ZIP body sent, which the recipient holds. The
+    recipient's own answer (its HTTP status and body hash) is the operator's alone,
+    in the release's ``delivery.json``: shown to a tenant it would be a port and TLS
+    oracle on whatever the tenant named. ``status`` is None in the tenant's view.
+    """
 
     channel: ChannelKind
     location: str
