@@ -200,10 +200,12 @@ class ChildOrder(BaseModel):
     text layers where a PDF page has one and bitmaps elsewhere, ``identify`` a
     file's release marks (``activities.inspect.identify``); ``probe``
     is a test-only order, honoured only by a zygote started with
-    ``CUSTODY_INSPECT_PROBE=1`` (``activities.inspect.probe``).
+    ``CUSTODY_INSPECT_PROBE=1`` (``activities.inspect.probe``); ``lockdown``
+    decodes nothing and answers which layers this platform refused (the
+    workers' start-up check, ``activities.inspect.untrusted.check_sandbox``).
     """
 
-    kind: Literal["inspect", "render", "layers", "identify", "probe"] = "inspect"
+    kind: Literal["inspect", "render", "layers", "identify", "probe", "lockdown"] = "inspect"
     limits: Limits
     media_type: MediaType = "application/pdf"  # render: the type validation found
     dpi: int = Field(default=200, ge=1, le=1200)  # render: PDF pages at this resolution
@@ -212,7 +214,7 @@ class ChildOrder(BaseModel):
     probe_paths: list[str] = Field(default_factory=list)
     probe_threads: bool = False  # probe: locked down as for ``identify`` (threads allowed)
     probe_port: int = 0
-    probe_skip: list[Literal["root", "seccomp"]] = Field(default_factory=list)  # lockdown.py
+    probe_skip: list[Literal["root", "seccomp", "landlock"]] = Field(default_factory=list)
 
 
 def _preload() -> None:

@@ -44,11 +44,13 @@ from activities.inspect.identify import identify_marks
 from activities.inspect.identify import preload as preload_identify
 from activities.inspect.inspection import ChildOrder, _preload, _verdict
 from activities.inspect.probe import PROBE_ENV, probe
-from activities.inspect.render import page_budget, send_pages
+from activities.inspect.render import END, FRAME, page_budget, send_pages
 
 _UID = int(os.environ.get("CUSTODY_INSPECT_UID", lockdown.NOBODY))
 _GID = int(os.environ.get("CUSTODY_INSPECT_GID", lockdown.NOBODY))
 _PROBES = os.environ.get(PROBE_ENV) == "1"  # tests only: see activities.inspect.probe
+#: In production a child whose sandbox lacks a layer decodes nothing (lockdown.py).
+_PRODUCTION = os.environ.get("CUSTODY_ENV") == "production"
 
 
 def main(fd: int) -> int:
@@ -127,7 +129,10 @@ def _child(order_r: int, verdict_w: int, document: int) -> None:
         threads = order.kind == "identify" or (order.probe_threads and _PROBES)
         skip = frozenset(order.probe_skip) if _PROBES else frozenset()
         degraded = lockdown.lock_down(order.limits, _cpu_s(order), _UID, _GID, threads, skip)
-        verdict = _answer(order, data, verdict_w)
+        missing = lockdown.missing_in_production(degraded) if _PRODUCTION else []
+        verdict = (
+            _refused(order, missing, verdict_w) if missing else _answer(order, data, verdict_w)
+        )
         verdict["degraded"] = degraded
         os.write(verdict_w, (json.dumps(verdict) + "\n").encode())
         code = 0
@@ -141,7 +146,16 @@ def _cpu_s(order: ChildOrder) -> float:
     return order.limits.decode_timeout_s * pages
 
 
+def _refused(order: ChildOrder, missing: list[str], verdict_w: int) -> dict[str, object]:
+    """Production with a layer missing: not one byte decoded; the pages, if any, end at once."""
+    if order.kind in ("render", "layers", "identify"):
+        os.write(verdict_w, FRAME.pack(END, 0, 0))
+    return {"code": "SANDBOX_DEGRADED", "detail": ",".join(missing)}
+
+
 def _answer(order: ChildOrder, data: bytes, verdict_w: int) -> dict[str, object]:
+    if order.kind == "lockdown":
+        return {"ok": True}  # nothing to decode: the layers it got are the answer
     if order.kind == "probe":
         return {"probe": probe(order)} if _PROBES else {"error": "ProbeRefused"}
     if order.kind in ("render", "layers"):
