@@ -142,6 +142,10 @@ class ReleaseActivities:
                 files.append(ref)
                 if job.policy.c2pa and media_type != "text/plain":
                     manifests[name] = self._manifest(data, media_type)
+        # The listing whose hash is the packet's: ``egress ls`` names each file from it.
+        self._store.create(
+            eg.release_packet_key(job.tenant, job.release_id), eg.packet_listing(files)
+        )
         return steps.Rendered(
             files=files,
             packet_sha256=eg.packet_sha256(files),
@@ -180,8 +184,12 @@ class ReleaseActivities:
         return self._settings.signing_path / "c2pa"
 
     def _index(self, ref: eg.FileRef, p: steps.RenderInput) -> None:
+        """This release carried these bytes: found again by ``egress identify``, per tenant
+        (a text file's bytes are the same in every release of its document)."""
         body = {"release_id": p.release_id, "tenant": p.tenant, "name": ref.name}
-        self._store.create(eg.by_file_key(ref.sha256), json.dumps(body, sort_keys=True).encode())
+        body["media_type"] = ref.media_type
+        key = f"{eg.by_file_prefix(p.tenant, ref.sha256)}{p.release_id}.json"
+        self._store.create(key, json.dumps(body, sort_keys=True).encode())
 
     @activity.defn(name="custody.release.record")
     @coded(Code.STORE_UNAVAILABLE)

@@ -229,8 +229,17 @@ class FileRef(BaseModel):
     media_type: str
 
 
+class PacketEntry(BaseModel):
+    """One delivered file as ``custody egress ls`` lists it: what the recipient holds."""
+
+    name: str
+    sha256: str
+    bytes: int
+
+
 class EgressRecord(BaseModel):
-    """One egress event as ``custody egress ls`` shows it."""
+    """One egress event as ``custody egress ls`` shows it; a release's ``files`` in the order
+    its ``bytes_sha256`` (:func:`packet_sha256`) covers them."""
 
     kind: EgressKind
     release_id: str | None
@@ -243,6 +252,7 @@ class EgressRecord(BaseModel):
     documents: list[str]
     at: datetime
     seq: int
+    files: list[PacketEntry] = Field(default_factory=list)
 
 
 class DeliveryTuning(BaseModel):
@@ -375,10 +385,16 @@ def release_workflow_id(rid: str) -> str:
     return f"release-{rid}"
 
 
+def packet_listing(files: list[FileRef]) -> bytes:
+    """RFC 8785 canonical JSON ``{"files": [{"name", "sha256", "bytes"}, ...]}``, in the
+    release's order; stored beside the release (:func:`release_packet_key`)."""
+    listing = [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in files]
+    return canonical_json({"files": listing})
+
+
 def packet_sha256(files: list[FileRef]) -> str:
     """The SHA-256 of a packet: of the canonical list of its files' names and hashes."""
-    listing = [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in files]
-    return hashlib.sha256(canonical_json({"files": listing})).hexdigest()
+    return hashlib.sha256(packet_listing(files)).hexdigest()
 
 
 # --- store keys ---------------------------------------------------------------
@@ -390,6 +406,11 @@ def _release_prefix(tenant: str | None, rid: str) -> str:
 
 def release_file_key(tenant: str | None, rid: str, name: str) -> str:
     return f"{_release_prefix(tenant, rid)}files/{name}"
+
+
+def release_packet_key(tenant: str | None, rid: str) -> str:
+    """The packet's listing (:func:`packet_listing`): its SHA-256 is the release's packet hash."""
+    return f"{_release_prefix(tenant, rid)}packet.json"
 
 
 def release_event_key(tenant: str | None, rid: str) -> str:
@@ -410,10 +431,18 @@ def releases_prefix(tenant: str | None) -> str:
 
 
 def by_file_key(file_sha256: str) -> str:
-    """Which release a delivered file came from, for ``egress identify`` (any tenant)."""
+    """Before the index was per tenant: the first release of these bytes, any tenant's.
+    Read only (``egress identify`` takes an entry naming the tenant asking), never written."""
     if not _SHA.match(file_sha256):
         raise ValueError("not a SHA-256")
     return f"egress/by-file/{file_sha256}.json"
+
+
+def by_file_prefix(tenant: str | None, file_sha256: str) -> str:
+    """The tenant's releases that carried a file with these bytes, one entry each."""
+    if not _SHA.match(file_sha256):
+        raise ValueError("not a SHA-256")
+    return f"egress/{ids.scope(tenant)}/by-file/{file_sha256}/"
 
 
 def egress_index_key(tenant: str | None, seq: int) -> str:
@@ -443,7 +472,13 @@ def recipient_key(tenant: str | None, name: str) -> str:
 
 
 def recipient_revoked_key(tenant: str | None, name: str) -> str:
+    """A revocation made before revocations were versions: a marker, still honoured."""
     return f"recipients/{ids.scope(tenant)}/{check_name(name)}.revoked"
+
+
+def recipient_revocation_prefix(tenant: str | None, name: str) -> str:
+    """The recipient's revocation, as signed, chained versions (custody.state.versions)."""
+    return f"recipients/{ids.scope(tenant)}/{check_name(name)}/revocation/"
 
 
 def recipients_prefix(tenant: str | None) -> str:
