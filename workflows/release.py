@@ -64,12 +64,14 @@ class ReleaseWorkflow:
     def __init__(self) -> None:
         self._state = eg.ReleaseState.RUNNING
         self._attempts: dict[str, int] = {}
-        self._input: eg.ReleaseInput | None = None
+        self._fair: eg.ReleaseInput | None = None  # set when the run carries fairness
 
     @workflow.run
     async def run(self, inp: eg.ReleaseInput) -> eg.ReleaseResult:
-        self._input = inp
         shapes = steps.Inputs(inp) if self._step_models() else v1.Inputs(inp)
+        # Decided once, at the start: a run begun by a build before the patch keeps the
+        # default priority after an upgrade, and records no marker in its middle.
+        self._fair = inp if self._fairness() else None
         self._set(eg.ReleaseState.RUNNING, None, inp)
         result = eg.ReleaseResult(
             release_id=inp.release_id,
@@ -143,15 +145,19 @@ class ReleaseWorkflow:
         self._attempts[step.name] = out.attempt
         return out
 
+    def _fairness(self) -> bool:
+        """Whether this run's steps carry the tenant's fairness key: every run since the patch."""
+        return workflow.patched(FAIRNESS_PATCH)
+
     def _priority(self) -> Priority:
         """Each step's place in the shared I/O queue, as a document's steps have theirs: the
         tenant's fairness key, so one tenant's renders queue behind its own, not everyone's.
 
         Releases started before this patch keep the default, as they recorded it.
         """
-        if self._input is None or not workflow.patched(FAIRNESS_PATCH):
+        if self._fair is None:
             return Priority.default
-        return scheduling(self._input.tenant, self._input.priority, None)
+        return scheduling(self._fair.tenant, self._fair.priority, None)
 
     def _end(
         self,
