@@ -33,6 +33,7 @@ from custody.stores.expiry import ScratchExpiry
 from workers.budget import RetryBudget
 from workers.common import (
     INTERCEPTORS,
+    check_sandbox,
     connect,
     deployment_config,
     run,
@@ -103,8 +104,17 @@ def build_io_worker(
         tuner=live_tuner(pool_supplier(settings, store, "io")),
         activity_task_poller_behavior=ACTIVITY_POLLERS,
         deployment_config=versioned,
-        interceptors=[*INTERCEPTORS, overloaded, HeartbeatKeeper()],
+        interceptors=[*INTERCEPTORS, overloaded, HeartbeatKeeper(_deadlines(settings))],
     )
+
+
+#: Reading a packet's files from the store, before its delivery's own clock starts.
+_DELIVERY_GRACE_S = 15.0
+
+
+def _deadlines(settings: Settings) -> dict[str, float]:
+    """Steps the heartbeat keeper stops keeping alive past their wall-clock bound."""
+    return {"custody.release.deliver": settings.egress_push_deadline_s + _DELIVERY_GRACE_S}
 
 
 async def main() -> None:
@@ -112,6 +122,7 @@ async def main() -> None:
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
+    check_sandbox(settings)  # production refuses to start without every layer
     # Scratch objects expire on a timer here, on S3 too: the bucket's lifecycle
     # rules expire work/ and manual/, but not intake/, whose held objects (a
     # quarantined document's only copy) only this sweep can tell apart.

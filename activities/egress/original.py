@@ -10,26 +10,31 @@ that image's (the larger of its two axes) and it is bilevel when the image is
 1 bit deep.
 Image sources say it themselves: their pixels are kept as decoded, and a
 bilevel one decodes to pure black and white.
+
+pdfium opens a submitted file only in the locked-down child: the worker asks
+for :func:`originals` through ``activities.inspect.sandboxed.originals_sandboxed``
+(an ``originals`` order), and checks the answer as :class:`Original`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
+from pydantic import BaseModel, ConfigDict, Field
 
 from activities.pages.raster import PDF, PDFIUM_LOCK
 
 _COVERS = 0.5  # of the page's area, for an image to be the page's scan
 
 
-@dataclass(frozen=True)
-class Original:
+class Original(BaseModel):
     """One source page's scan: its resolution (None: not a scan) and whether it is 1 bit."""
 
-    dpi: float | None = None
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    dpi: float | None = Field(default=None, gt=0, le=10_000)
     bilevel: bool = False
 
     def scale(self, dpi: int) -> float:
@@ -37,8 +42,9 @@ class Original:
         return 1.0 if self.dpi is None or self.dpi >= dpi else self.dpi / dpi
 
 
-def originals(path: Path, media_type: str) -> list[Original]:
-    """Each page's :class:`Original`; empty for an image source (its pixels are its own)."""
+def originals(path: Path | bytes, media_type: str) -> list[Original]:
+    """Each page's :class:`Original`; empty for an image source (its pixels are its own).
+    Call it in the sandboxed child only (it opens the file with pdfium)."""
     if media_type != PDF:
         return []
     with PDFIUM_LOCK:

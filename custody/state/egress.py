@@ -3,8 +3,11 @@
 Policies are versioned and create-only: adding a policy under a name that
 exists makes its next version, and every version is also kept by its hash, so
 a release pins the exact policy it started with even if a newer one appears
-while it runs. Recipients are create-only too; a revocation is a second object
-created beside the registration, so restoring an old copy cannot undo it.
+while it runs. Recipients are create-only too; a revocation is security state
+like a tenant's record: a signed, chained version (custody.state.versions,
+logged in the system log), so deleting it is refused as a rollback
+(``STATE_INVALID``) rather than un-revoking the recipient. A revocation made
+before that, a create-only marker beside the registration, is still honoured.
 
 Egress events live in the tenant's ledger (``custody.ledger``) with an index
 of their sequence numbers under ``egress/<tenant>/index/``, written before the
@@ -15,6 +18,7 @@ event and never misses one.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
@@ -25,6 +29,7 @@ from custody.canonical import canonical_json
 from custody.errors import Code, EgressRefused
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import Signature, Signer
+from custody.state import versions
 from custody.stores import ObjectStore
 from custody.stores.base import ObjectMissing
 
@@ -115,9 +120,23 @@ def add_recipient(store: ObjectStore, recipient: eg.Recipient) -> bool:
 
 
 def revoke_recipient(store: ObjectStore, tenant: str | None, name: str, by: str) -> bool:
+    """Revoke for good, as a signed version; False when a version already revokes it."""
     get_recipient(store, tenant, name, allow_revoked=True)
-    body = {"revoked_at": datetime.now(UTC).isoformat(), "by": by}
-    return store.create(eg.recipient_revoked_key(tenant, name), canonical_json(body))
+    prefix = eg.recipient_revocation_prefix(tenant, name)
+    current = versions.latest(store, prefix)
+    if current is not None and json.loads(current).get("revoked"):
+        return False
+    body = {"revoked": True, "revoked_at": datetime.now(UTC).isoformat(), "by": by}
+    versions.append(store, prefix, canonical_json(body))
+    return True
+
+
+def _revoked(store: ObjectStore, tenant: str | None, name: str) -> bool:
+    """A verified version says so, or a marker from before versions (honoured, never lifted)."""
+    current = versions.latest(store, eg.recipient_revocation_prefix(tenant, name))
+    if current is not None and json.loads(current).get("revoked"):
+        return True
+    return store.exists(eg.recipient_revoked_key(tenant, name))
 
 
 def get_recipient(
@@ -127,7 +146,7 @@ def get_recipient(
         recipient = eg.Recipient.model_validate_json(store.get(eg.recipient_key(tenant, name)))
     except (ObjectMissing, KeyError):
         raise EgressRefused(Code.RECIPIENT_UNKNOWN, f"no recipient {name}") from None
-    if not allow_revoked and store.exists(eg.recipient_revoked_key(tenant, name)):
+    if not allow_revoked and _revoked(store, tenant, name):
         raise EgressRefused(Code.RECIPIENT_REVOKED, f"recipient {name} is revoked")
     return recipient
 
@@ -136,10 +155,10 @@ def list_recipients(store: ObjectStore, tenant: str | None) -> list[dict[str, ob
     prefix = eg.recipients_prefix(tenant)
     rows = []
     for key in store.list(prefix):
-        if not key.endswith(".json"):
+        if not key.endswith(".json") or "/" in key[len(prefix) :]:  # a revocation's versions
             continue
         r = eg.Recipient.model_validate_json(store.get(key))
-        revoked = store.exists(eg.recipient_revoked_key(tenant, r.name))
+        revoked = _revoked(store, tenant, r.name)
         rows.append(r.model_dump(mode="json") | {"revoked": revoked})
     return rows
 
@@ -281,12 +300,49 @@ def egress_events(store: ObjectStore, tenant: str | None) -> Iterator[eg.EgressR
     for key in store.list(prefix):
         event = ledger.find(int(key[len(prefix) :]))
         if event is not None and event.kind == eg.EGRESS_EVENT:
-            yield _to_record(event, tenant)
+            yield _to_record(event, tenant, store)
 
 
-def _to_record(event: Event, tenant: str | None) -> eg.EgressRecord:
+def _files(
+    store: ObjectStore, tenant: str | None, rid: str | None, sha: str
+) -> list[eg.PacketEntry]:
+    """A release's files in packet order, from its listing (else, for a release rendered
+    before listings, its signed receipt); only a list that hashes to the event's
+    ``bytes_sha256``. None for reads and exports."""
+    if rid is None:
+        return []
+    for listed in (
+        _stored(store, eg.release_packet_key(tenant, rid)),
+        _receipt_files(store, tenant, rid),
+    ):
+        entries = [eg.PacketEntry.model_validate(f) for f in listed]
+        refs = [eg.FileRef(**e.model_dump(), media_type="") for e in entries]
+        if entries and eg.packet_sha256(refs) == sha:
+            return entries
+    return []
+
+
+def _stored(store: ObjectStore, key: str) -> list[dict[str, object]]:
+    try:
+        files = json.loads(store.get(key))["files"]
+    except (ObjectMissing, KeyError, ValueError):
+        return []
+    return files if isinstance(files, list) else []
+
+
+def _receipt_files(store: ObjectStore, tenant: str | None, rid: str) -> list[dict[str, object]]:
+    try:
+        receipt = SignedReceipt.model_validate_json(store.get(eg.receipt_key(tenant, rid))).receipt
+    except (ObjectMissing, KeyError, ValueError):
+        return []
+    return [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in receipt.files]
+
+
+def _to_record(event: Event, tenant: str | None, store: ObjectStore) -> eg.EgressRecord:
     d = event.detail
     docs = d.get("documents")
+    rid, sha = _opt(d.get("release_id")), str(d.get("bytes_sha256"))
+    files = _files(store, tenant, rid, sha) if d.get("egress_kind") == "release" else []
     return eg.EgressRecord(
         kind=eg.EgressKind(str(d["egress_kind"])),
         release_id=_opt(d.get("release_id")),
@@ -299,6 +355,7 @@ def _to_record(event: Event, tenant: str | None) -> eg.EgressRecord:
         documents=list(docs) if isinstance(docs, list) else [],
         at=event.at,
         seq=event.seq,
+        files=files,
     )
 
 

@@ -5,7 +5,7 @@ Temporal's retention dropped the workflows:
 
     custody egress ls [--recipient R] [--document SHA] [--policy P] [--since ISO]
     custody egress verify RELEASE_ID     exit 0 every check passes, 8 one FAILs, 5 unknown
-    custody egress identify FILE         {release_id, recipient, match, by}
+    custody egress identify FILE         {release_id, recipient, match, by}, this tenant's only
 """
 
 from __future__ import annotations
@@ -135,12 +135,16 @@ def identify_command(args: argparse.Namespace, settings: Settings) -> int:
         return fail(
             args.json, Code.NOT_FOUND, f"cannot read the file ({err.strerror})", Exit.NOT_FOUND
         )
-    found = identify(open_store(settings), data, trust_anchor(settings))
-    text = (
-        f"{found.match} (by {found.by}): release {found.release_id} to {found.recipient}"
-        if found.release_id
-        else "no release found for this file"
-    )
+    found = identify(open_store(settings), data, trust_anchor(settings), args.tenant)
+    if found.match == "text":
+        text = (
+            f"the published text of a document, carried by {len(found.releases)} release(s): "
+            f"{', '.join(found.releases)}; its bytes name no release of their own"
+        )
+    elif found.release_id:
+        text = f"{found.match} (by {found.by}): release {found.release_id} to {found.recipient}"
+    else:
+        text = "no release of this tenant found for this file"
     emit(args, found.json(), text)
     return Exit.OK
 

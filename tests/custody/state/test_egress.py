@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from custody import egress as eg
-from custody.errors import EgressRefused
+from custody.errors import EgressRefused, StateInvalid
 from custody.state.egress import (
     add_policy,
     add_recipient,
@@ -93,7 +94,7 @@ def test_recipient_registration_is_create_only(store: LocalStore) -> None:
 
 
 def test_recipient_revocation_is_create_only_and_final(store: LocalStore) -> None:
-    """Revocation is a second object: it happens once, and a re-registration cannot undo it."""
+    """Revocation happens once, and a re-registration cannot undo it."""
     add_recipient(store, _recipient())
     assert revoke_recipient(store, TENANT, "clinic-b", by="op@host")
     assert not revoke_recipient(store, TENANT, "clinic-b", by="other@host")
@@ -104,6 +105,34 @@ def test_recipient_revocation_is_create_only_and_final(store: LocalStore) -> Non
     assert [(r["name"], r["revoked"]) for r in list_recipients(store, TENANT)] == [
         ("clinic-b", True)
     ]
+
+
+def test_recipient_revocation_is_a_signed_version_deleting_it_is_refused(
+    store: LocalStore, tmp_path: Path
+) -> None:
+    """The revocation is a signed, chained version logged in the system log: deleting it
+    does not un-revoke the recipient, it is refused as a rollback (STATE_INVALID), by this
+    reader and by a fresh one."""
+    add_recipient(store, _recipient())
+    revoke_recipient(store, TENANT, "clinic-b", by="op@host")
+    prefix = eg.recipient_revocation_prefix(TENANT, "clinic-b")
+    (version,) = list(store.list(prefix))
+    assert json.loads(store.get(version))["sig"]["kid"]
+    store.delete(version)
+    for reader in (store, LocalStore(tmp_path / "objects")):
+        with pytest.raises(StateInvalid):
+            get_recipient(reader, TENANT, "clinic-b")
+
+
+def test_recipient_revoked_before_versions_stays_revoked(store: LocalStore) -> None:
+    """A revocation marker from before versions is still honoured; revoking again writes
+    the signed version."""
+    add_recipient(store, _recipient())
+    store.create(eg.recipient_revoked_key(TENANT, "clinic-b"), b'{"by": "old"}')
+    with pytest.raises(EgressRefused):
+        get_recipient(store, TENANT, "clinic-b")
+    assert revoke_recipient(store, TENANT, "clinic-b", by="op@host")
+    assert list(store.list(eg.recipient_revocation_prefix(TENANT, "clinic-b")))
 
 
 def test_recipient_of_another_tenant_is_unknown(store: LocalStore) -> None:

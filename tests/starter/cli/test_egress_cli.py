@@ -26,13 +26,15 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from custody import egress as eg
+from custody.canonical import canonical_json
 from custody.ledger.events import event_key
 from custody.ledger.signing import public_keys
 from custody.settings import Settings
-from custody.state.egress import SignedReceipt
+from custody.state.egress import SignedReceipt, add_policy
 from custody.stores.local import LocalStore
 from starter.cli.egress import trust_anchor
 from starter.cli.identify import identify
+from starter.client.release import release, wait_release
 from starter.evidence.verify.egress import verify_release
 from tests.helpers import cli, custody_cli, make_settings, publish_scan, running_pipeline
 
@@ -200,6 +202,22 @@ async def test_egress_cli_ls_answers_who_got_what(released: Released) -> None:
     assert by_doc == later == other == []
 
 
+def test_egress_cli_ls_lists_each_delivered_file(released: Released) -> None:
+    """``egress ls --json`` names each file the recipient holds (name, hash, size) beside
+    ``bytes_sha256``, which an auditor recomputes from that list (docs/compliance.md)."""
+    r = released
+    _, rows = cli(r.settings, "egress", "ls", "--recipient", RECIPIENT, tenant=r.tenant)
+    (row,) = rows
+    held = {p.name: p.read_bytes() for p in (r.outbox / r.release_id).iterdir()}
+    assert [f["name"] for f in row["files"]] == [f["name"] for f in r.answer["files"]]
+    for f in row["files"]:
+        data = held[f["name"]]
+        assert (f["sha256"], f["bytes"]) == (hashlib.sha256(data).hexdigest(), len(data))
+    assert (
+        hashlib.sha256(canonical_json({"files": row["files"]})).hexdigest() == row["bytes_sha256"]
+    )
+
+
 @contextmanager
 def _tampered(store: LocalStore, key: str, change: str) -> Iterator[None]:
     """Change one stored object (flip a byte, rewrite, or delete it); put it back after."""
@@ -307,9 +325,10 @@ def _resaved(pdf: bytes) -> bytes:
 
 
 async def test_egress_cli_identify_exact_copy_by_hash(released: Released) -> None:
-    """The delivered file itself is an exact match, found by its hash, across tenants."""
+    """The delivered file itself is an exact match, found by its hash, for its tenant only:
+    another tenant asking is told nothing."""
     r = released
-    rc, found = await custody_cli(r.settings, "egress", "identify", str(r.pdf))
+    rc, found = await custody_cli(r.settings, "egress", "identify", str(r.pdf), tenant=r.tenant)
     assert rc == 0
     assert {k: found[k] for k in ("release_id", "recipient", "match", "by")} == {
         "release_id": r.release_id,
@@ -317,7 +336,33 @@ async def test_egress_cli_identify_exact_copy_by_hash(released: Released) -> Non
         "match": "exact",
         "by": "hash",
     }
-    assert found["scope"] == r.tenant
+    assert (found["scope"], found["file"]) == (r.tenant, "searchable_pdf")
+    _, other = cli(r.settings, "egress", "identify", str(r.pdf), tenant="someone-else")
+    _, untenanted = cli(r.settings, "egress", "identify", str(r.pdf))
+    assert other["match"] == untenanted["match"] == "none"
+    assert other["release_id"] is None and other["recipient"] is None
+
+
+async def test_egress_identify_text_file_is_the_documents_text_not_a_release(
+    released: Released, temporal_client: Client, ocr_engine: OcrEngine
+) -> None:
+    """A released text file's bytes are the document's text, the same in every release of
+    it: ``text``, naming the releases that carried it, never one release's exact copy."""
+    r = released
+    add_policy(r.store, r.tenant, eg.Policy(name="with-text", include=("searchable_pdf", "text")))
+    async with running_pipeline(
+        temporal_client, r.settings, ocr_engine, with_ocr_worker=False
+    ) as custody:
+        started = await release(
+            custody, [r.sha256], to=RECIPIENT, policy="with-text", tenant=r.tenant, actor="op"
+        )
+        done = await wait_release(custody, started.release_id)
+    text = next(f for f in done.files if f.name.endswith(".txt"))
+    data = (r.outbox / done.release_id / text.name).read_bytes()
+    found = identify(r.store, data, trust_anchor(r.settings), r.tenant)
+    assert (found.match, found.by, found.file, found.release_id) == ("text", "hash", "text", None)
+    assert found.releases == (done.release_id,)
+    assert identify(r.store, data, trust_anchor(r.settings), "someone-else").match == "none"
 
 
 @pytest.mark.parametrize(
@@ -341,7 +386,7 @@ def test_egress_identify_altered_copies(
         "scanned": lambda: _page_png(pdf),
         "unrelated": lambda: _page_png(pdf)[:64] + os.urandom(64),
     }[copy]()
-    found = identify(r.store, data, trust_anchor(r.settings))
+    found = identify(r.store, data, trust_anchor(r.settings), r.tenant)
     assert (found.by, found.via) == (by, via)
     if by is None:
         assert (found.release_id, found.recipient, found.match) == (None, None, "none")
