@@ -25,13 +25,15 @@ document content.
     │      WORKER_LOST, INTERNAL, CIRCUIT_OPEN)
     │   └── CircuitOpen           a breaker refused the call (also a StoreUnavailable)
     ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION;
-    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING
+    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING;
+    │                             production with no witness: WITNESS_REQUIRED
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
     │                             (also a ValueError)
     ├── StateInvalid              a state version forged, unsigned, out of chain or
     │                             rolled back (custody.state.versions): STATE_INVALID
+    ├── LedgerInvalid             the ledger's objects contradict each other: LEDGER_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
     ├── EgressRefused             a release refused before any byte left
     │     (NOT_PUBLISHED, DOCUMENT_UNKNOWN, RECIPIENT_UNKNOWN, RECIPIENT_REVOKED,
@@ -215,6 +217,12 @@ class Code(StrEnum):
     #: Security-relevant state (``custody.state.versions``): a version unsigned, signed
     #: by an untrusted key, out of its chain, missing, or older than one seen.
     STATE_INVALID = "STATE_INVALID"
+    #: The audit ledger's own objects contradict each other (a hole in a log written
+    #: before tiles, a batch out of its place): appends stop until an operator looks.
+    LEDGER_INVALID = "LEDGER_INVALID"
+    #: Production with no independent witness to cosign checkpoints (CUSTODY_WITNESS_URL,
+    #: CUSTODY_WITNESS_KEYS, CUSTODY_WITNESS_QUORUM): refused before anything runs.
+    WITNESS_REQUIRED = "WITNESS_REQUIRED"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -321,6 +329,7 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.KEY_OUTSIDE_VALIDITY,
         Code.TRUST_ANCHOR_MISSING,
         Code.STATE_INVALID,
+        Code.WITNESS_REQUIRED,
     }
 )
 
@@ -343,6 +352,8 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         Code.CONFIGURATION,
         Code.KEY_DEVELOPMENT,
         Code.KEY_PERMISSIONS,
+        # A ledger whose objects contradict each other waits for an operator, as above.
+        Code.LEDGER_INVALID,
     }
 )
 
@@ -416,6 +427,12 @@ class StateInvalid(CustodyError):
     """A state version is forged, unsigned, out of its chain or rolled back; never used."""
 
     code = Code.STATE_INVALID
+
+
+class LedgerInvalid(CustodyError):
+    """The audit ledger's objects contradict each other; nothing is appended after them."""
+
+    code = Code.LEDGER_INVALID
 
 
 class CanonicalError(CustodyError, ValueError):

@@ -18,7 +18,7 @@ from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
-from custody.ledger.checkpoints import Notary, open_witness
+from custody.ledger.checkpoints import notary_from_settings
 from custody.ledger.events import notarize
 from custody.ledger.signing import signer_from_settings
 from custody.settings import Settings
@@ -52,7 +52,7 @@ def io_activities(
     output = OutputActivities(store, settings.confidence_floor, settings.confidence_review)
     signer = signer_from_settings(settings)
     # Every append through this store ends with a signed, witnessed checkpoint.
-    notarize(store, Notary(signer, open_witness(settings)))
+    notarize(store, notary_from_settings(settings, signer))
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
     return [

@@ -214,7 +214,8 @@ def append_once(
     """
     ledger = Ledger(store, tenant)
     prefix = f"{once}/seq/"
-    for key in store.list(prefix):
+    # An earlier attempt's batch may not be integrated yet: its markers are still due.
+    for key in [*store.list(prefix), *ledger.pending_markers(prefix)]:
         event = ledger.find(int(key[len(prefix) :]))
         if (
             event is not None

@@ -19,7 +19,6 @@ from custody import ids
 from custody.canonical import canonical_json
 from custody.egress import EgressKind, releases_prefix
 from custody.errors import ConfigurationError
-from custody.ledger import tlog
 from custody.ledger.events import Ledger
 from custody.ledger.signing import public_keys
 from custody.models import SignedRecord
@@ -67,23 +66,39 @@ def export_bundle(
 def _add_ledger(z: zipfile.ZipFile, ledger: Ledger, sha256: str) -> str:
     """The document's events, the newest checkpoint, and each event's inclusion proof in it.
 
-    Returns the key ID that signed the checkpoint. Reads every event up to the
-    checkpoint to build the proofs; only the document's own go into the zip.
+    Returns the key ID that signed the checkpoint. The checkpoint is made now
+    when the exporter holds the signing key and the newest one does not cover
+    every event; events it still does not cover are named in ``left_out``. The
+    proofs are read from the tiles (O(log n) objects each).
     """
-    size = max(ledger.checkpoint_sizes(), default=0)
-    mine = [e.seq for e in ledger.for_document(sha256) if e.seq <= size]
+    events = [e.seq for e in ledger.for_document(sha256)]
+    if ledger.checkpoint_size() < max(events, default=0) and ledger.notary is not None:
+        ledger.seal(max(events))
+    note = _newest_note(ledger)
+    size = int(note.split("\n")[1]) if note else 0
+    mine = [seq for seq in events if seq <= size]
     if not mine:
         raise ConfigurationError(
             detail=f"no signed checkpoint covers {sha256[:12]}'s events yet (custody audit seal)"
         )
-    note = json.loads(ledger.stored_checkpoint(size))["note"]
-    leaves = [tlog.leaf_hash(ledger.entry(seq)) for seq in range(1, size + 1)]
-    proofs = {str(s): [h.hex() for h in tlog.inclusion_proof(leaves, s - 1)] for s in mine}
+    tree = ledger.tree(size)
+    proofs = {str(s): [h.hex() for h in tree.inclusion(s - 1)] for s in mine}
     for seq in mine:
         z.writestr(f"ledger/{seq:012d}.json", ledger.entry(seq))
     z.writestr("ledger/checkpoint.note", note)
-    z.writestr("ledger/proofs.json", canonical_json({"size": size, "proofs": proofs}))
+    left_out = [seq for seq in events if seq > size]
+    body = {"size": size, "proofs": proofs, "left_out": left_out}
+    z.writestr("ledger/proofs.json", canonical_json(body))
     return str(note.rpartition("custody-signing/")[2].partition(" ")[0])
+
+
+def _newest_note(ledger: Ledger) -> str:
+    """The newest checkpoint's note ("" before the first), from before tiles by its size."""
+    newest = ledger.newest_checkpoint()
+    if newest is not None:
+        return newest.decode()
+    sizes = ledger.checkpoint_sizes()
+    return str(json.loads(ledger.stored_checkpoint(max(sizes)))["note"]) if sizes else ""
 
 
 def _add_receipts(

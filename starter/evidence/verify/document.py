@@ -24,6 +24,7 @@ from datetime import datetime
 from custody import ids
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import PublicKeyRecord, Signature
+from custody.ledger.witness import WitnessPolicy
 from custody.models import SignedRecord
 from custody.stores import ObjectStore
 from starter.evidence.trust import TrustAnchors
@@ -95,7 +96,7 @@ def verify_document(
         checks = _published_checks(store, keys, anchors, ledger, raw, sha256, events)
     seqs = {e.seq for e in events} | set(ledger.indexed_seqs(sha256)) | _packet_seq(raw)
     trusted = anchors.trusted(keys)
-    checks.append((proofs or LogProofs()).check(ledger, seqs, trusted))
+    checks += (proofs or LogProofs()).checks(ledger, seqs, trusted)
     checks.insert(0, _trust_check(anchors))
     return _report(subject, checks + _versions(store, sha256, tenant, sorted(seqs)), anchors.label)
 
@@ -194,6 +195,7 @@ def verify_ledger(
     *,
     anchors: TrustAnchors,
     witness: ObjectStore | None = None,
+    policy: WitnessPolicy | None = None,
 ) -> Report:
     """The tenant's whole log (``verify.audit``), with only trusted keys' checkpoints."""
-    return verify_log(store, tenant, anchors.trusted(keys), witness)
+    return verify_log(store, tenant, anchors.trusted(keys), witness, policy)

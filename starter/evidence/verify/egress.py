@@ -14,7 +14,9 @@ what no longer holds:
     receipt.event          the ledger's receipt event names this receipt's hash
     egress.before_receipt  the egress event precedes the receipt event
     policy.pinned          the policy pinned by hash is still stored and still hashes
-    ledger.chain           the tenant's whole chain (``ledger_audit.verify_log``)
+    ledger.inclusion       the egress and receipt events are leaves of the newest checkpoint
+                           (cosigned by the witness quorum when one is required)
+    ledger.witness         (with a witness) the log holds what the witnesses last cosigned
 
 Only hashes, names of released files, sequence numbers and codes appear in details.
 """
@@ -31,7 +33,7 @@ from custody.ledger.signing import PublicKeyRecord, verify
 from custody.state.egress import SignedReceipt, pinned_policy, sha256_bytes
 from custody.stores import ObjectMissing, ObjectStore
 from custody.stores.base import StoreError
-from starter.evidence.verify.audit import verify_log
+from starter.evidence.verify.proofs import LogProofs
 from starter.evidence.verify.report import Check, Report
 
 
@@ -51,10 +53,11 @@ def verify_release(
     tenant: str | None,
     rid: str,
     manifest_of: _ManifestReader | None = None,
+    proofs: LogProofs | None = None,
 ) -> Report:
     """Every check of one release; with ``manifest_of`` (the C2PA reader, which this light
     module does not import), also that each signed file still carries the manifest its
-    receipt names."""
+    receipt names. ``keys``: the trusted keys only; ``proofs`` holds the witnesses."""
     subject = eg.release_workflow_id(eg.check_release_id(rid))
     key = eg.receipt_key(tenant, rid)
     try:
@@ -77,11 +80,16 @@ def verify_release(
         _receipt_event_check(receipt_event, rid, sha256_bytes(body)),
         _order_check(egress_event, receipt_event),
         _policy_check(store, tenant, receipt),
-        *verify_log(store, tenant, keys).checks,
+        *(proofs or LogProofs()).checks(ledger, _seqs(receipt, receipt_event), keys),
     ]
     if manifest_of is not None:
         checks.append(_manifest_check(store, receipt, manifest_of))
     return _report(subject, checks)
+
+
+def _seqs(receipt: eg.Receipt, receipt_event: Event | None) -> set[int]:
+    """The release's events: its egress event, and its receipt event when found."""
+    return {receipt.egress_event_seq} | ({receipt_event.seq} if receipt_event else set())
 
 
 def stored_receipt_checks(

@@ -18,7 +18,9 @@ from typing import Any
 
 from custody import ids
 from custody.ledger.events import event_key
+from custody.ledger.events import prefix as log_prefix
 from custody.ledger.signing import PUBLIC_PREFIX
+from custody.ledger.tiles import WIDTH, bundle_key
 from custody.stores import ObjectStore
 from starter.evidence.verify.report import Check, checked
 
@@ -45,6 +47,8 @@ def _document_prefixes(sha256: str, tenant: str | None, seqs: list[int]) -> list
         ids.outcome_prefix(sha256, tenant),
         f"ledger/{scope}/by-doc/{sha256}/",
         *(event_key(tenant, seq) for seq in seqs),
+        # The full entry bundles holding its events (right-edge partials are superseded).
+        *sorted({bundle_key(log_prefix(tenant), (seq - 1) // WIDTH) for seq in seqs}),
         PUBLIC_PREFIX,
     ]
 
@@ -78,6 +82,9 @@ def _history_problems(s3: Any, prefix: str) -> list[str]:
         for m in page.get("DeleteMarkers", []):
             if m.get("IsLatest"):
                 hidden.add(str(m["Key"])[len(s3.prefix) :])
+    if "/tile/" in prefix:  # a bundle's key, exactly: its partials are replaced by design
+        versions = Counter({k: n for k, n in versions.items() if k == prefix})
+        hidden &= {prefix}
     problems = [f"{key} deleted (hidden by a delete marker)" for key in sorted(hidden)]
     problems += [
         f"{key} has {n} versions (superseded)"

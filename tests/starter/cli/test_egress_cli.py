@@ -26,10 +26,10 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from custody import egress as eg
-from custody.ledger.events import event_key
+from custody.ledger.events import Ledger
 from custody.ledger.signing import public_keys
+from custody.ledger.tiles import bundle_key
 from custody.settings import Settings
-from custody.state.egress import SignedReceipt
 from custody.stores.local import LocalStore
 from starter.cli.egress import trust_anchor
 from starter.cli.identify import identify
@@ -248,10 +248,8 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
         "receipt.event",
         "egress.before_receipt",
         "policy.pinned",
-        "ledger.chain",
-        "ledger.tree",
+        "ledger.inclusion",
         "ledger.witness",
-        "ledger.index",
         "manifest.hash",
     }
     key = eg.release_file_key(r.tenant, r.release_id, r.answer["files"][0]["name"])
@@ -262,12 +260,6 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
     assert rc == 8 and failed == {"files.hash", "manifest.hash"}
 
 
-def _receipt_seq(r: Released) -> int:
-    return SignedReceipt.model_validate_json(
-        r.store.get(eg.receipt_key(r.tenant, r.release_id))
-    ).receipt.egress_event_seq
-
-
 @pytest.mark.parametrize(
     ("target", "change", "checks"),
     [
@@ -275,12 +267,11 @@ def _receipt_seq(r: Released) -> int:
         (
             "event",
             "delete",
-            {
+            {  # the bundle holding both events gone: neither is in the log
                 "egress.event",
+                "receipt.event",
                 "egress.before_receipt",
-                "ledger.chain",
-                "ledger.tree",
-                "ledger.index",
+                "ledger.inclusion",
             },
         ),
     ],
@@ -292,7 +283,7 @@ async def test_egress_verify_names_the_check_that_fails(
     r = released
     key = {
         "receipt": eg.receipt_key(r.tenant, r.release_id),
-        "event": event_key(r.tenant, _receipt_seq(r)),
+        "event": bundle_key(f"ledger/{r.tenant}/", 0, Ledger(r.store, r.tenant).size()),
     }[target]
     with _tampered(r.store, key, change):
         report = verify_release(r.store, public_keys(r.store), r.tenant, r.release_id)
