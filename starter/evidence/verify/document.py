@@ -34,6 +34,7 @@ from starter.evidence.verify.objects import (
     SignatureCheck,
     content_check,
     content_checks,
+    field_index_check,
     index_check,
     outcome_check,
     packet_checks,
@@ -148,6 +149,8 @@ def _published_checks(
     ]
     outcome = outcome_check(store, sha256, tenant, events)
     checks += [outcome] if outcome else []
+    indexed_fields = field_index_check(store, record)
+    checks += [indexed_fields] if indexed_fields else []
     checks += receipt_checks(store, anchors.trusted(keys), sha256, tenant)
     checks += redaction_checks(ledger, sha256, raw, events, _signature_check(keys, anchors))
     return checks + document_ledger_checks(ledger, events, indexed, record.packet_event)
