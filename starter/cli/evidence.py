@@ -27,7 +27,7 @@ from custody import field_index, ids
 from custody.errors import CustodyError, NotFound, UsageError
 from custody.ledger.checkpoints import notary_from_settings, open_witness
 from custody.ledger.events import notarize
-from custody.ledger.signing import public_keys, rotate, signer_from_settings
+from custody.ledger.signing import public_keys, retired_keys, rotate, signer_from_settings
 from custody.ledger.witness import policy_from_settings
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
@@ -169,6 +169,8 @@ def _keys(args: argparse.Namespace, settings: Settings) -> int:
         else signer_from_settings(settings)
     )
     signer.publish(store)
+    for old in retired_keys(settings.signing_path):  # their end, so verifiers refuse later use
+        old.publish(store)
     keys = public_keys(store)
     rows = [k.model_dump(mode="json") | {"fingerprint": key_fingerprint(k)} for k in keys.values()]
     data = {"active": signer.kid, "fingerprint": fingerprint(signer.public), "keys": rows}

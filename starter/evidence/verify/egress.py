@@ -5,8 +5,8 @@ what no longer holds:
 
     receipt.present        the signed receipt exists and parses
     receipt.canonical      its stored bytes are exactly RFC 8785 canonical JSON
-    receipt.signature      its Ed25519 signature verifies with the published keys over
-                           the receipt member's bytes exactly as stored
+    receipt.signature      its Ed25519 signature verifies, with a trusted key valid when
+                           it signed, over the receipt member's bytes exactly as stored
     files.hash             every released file's stored bytes hash to the receipt
     packet.hash            the receipt's packet hash is that of its file list
     egress.event           the egress event sits at the receipt's seq with its hash,
@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from custody import egress as eg
 from custody.canonical import is_canonical, signed_member
-from custody.errors import CustodyError
+from custody.errors import Code, CustodyError
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import PublicKeyRecord, verify
 from custody.state.egress import SignedReceipt, pinned_policy, sha256_bytes
@@ -103,6 +103,9 @@ def stored_receipt_checks(
     """
     body = signed_member(raw, "receipt")
     why = body if isinstance(body, str) else verify(body, signed.signature, keys)
+    record = keys.get(signed.signature.kid)
+    if why is None and record is not None and not record.valid_at(signed.receipt.signed_at):
+        why = f"{Code.KEY_OUTSIDE_VALIDITY}: key {record.kid} was not valid when it signed"
     return [
         Check(
             name="receipt.canonical",

@@ -20,7 +20,7 @@ not failed (``custody audit verify`` proves how the log grew).
 
 from __future__ import annotations
 
-from custody.errors import StoreError
+from custody.errors import Code, StoreError
 from custody.ledger import tlog
 from custody.ledger.checkpoints import note_keys
 from custody.ledger.events import Ledger
@@ -30,7 +30,6 @@ from custody.ledger.witness import WitnessPolicy
 from custody.stores import ObjectMissing, ObjectStore
 from starter.evidence.verify.heads import (
     Head,
-    Trusted,
     archive_problems,
     newest_head,
     witness_problems,
@@ -65,7 +64,7 @@ class LogProofs:
         self, ledger: Ledger, seqs: set[int], keys: dict[str, PublicKeyRecord]
     ) -> list[Check]:
         """``ledger.inclusion`` and, with a witness or an archive, ``ledger.witness``."""
-        head, witness = self._head(ledger, note_keys(keys))
+        head, witness = self._head(ledger, keys)
         extra = [witness] if self.policy is not None or self.witness is not None else []
         if not seqs:
             return [failed(_CHECK, "the document has no ledger events"), *extra]
@@ -73,20 +72,41 @@ class LogProofs:
             return [failed(_CHECK, head), *extra]
         return [_inclusion(ledger, seqs, head), *extra]
 
-    def _head(self, ledger: Ledger, trusted: Trusted) -> tuple[Head | str, Check]:
+    def _head(self, ledger: Ledger, keys: dict[str, PublicKeyRecord]) -> tuple[Head | str, Check]:
         if ledger.tenant not in self._heads:
-            head = newest_head(ledger, trusted, self.policy)
-            self._heads[ledger.tenant] = (head, self._witness_check(ledger, trusted, head))
+            head = newest_head(ledger, note_keys(keys), self.policy)
+            self._heads[ledger.tenant] = (head, self._witness_check(ledger, keys, head))
         return self._heads[ledger.tenant]
 
-    def _witness_check(self, ledger: Ledger, trusted: Trusted, head: Head | str) -> Check:
-        tree = ledger.tree(ledger.size())
+    def _witness_check(
+        self, ledger: Ledger, keys: dict[str, PublicKeyRecord], head: Head | str
+    ) -> Check:
+        tree, trusted = ledger.tree(ledger.size()), note_keys(keys)
         problems, archived = archive_problems(ledger, tree, trusted, self.witness)
         newest = head.signed if isinstance(head, Head) else ledger.newest_checkpoint()
         if self.policy is not None and newest is not None:  # a note of this log, to ask about
             problems += witness_problems(ledger, tree, trusted, self.policy, newest)
+        if self.policy is not None and isinstance(head, Head):
+            problems += signed_in_validity(head, keys, self.policy)
         quorum = f"quorum {self.policy.quorum}" if self.policy is not None else "no quorum"
         return checked("ledger.witness", problems, f"{quorum}; {archived} archived notes hold")
+
+
+def signed_in_validity(
+    head: Head, keys: dict[str, PublicKeyRecord], policy: WitnessPolicy
+) -> list[str]:
+    """The head's signing key was valid when the witnesses saw it (their cosignatures'
+    times): a key rotated out cannot sign a checkpoint that verifies."""
+    seen = max(policy.cosigners(head.signed).values(), default=None)
+    for kid, record in keys.items():
+        if tlog.open_note(head.signed, note_keys({kid: record})) is None or seen is None:
+            continue
+        # Cosignature times are whole seconds: the signing may lie up to one after.
+        early = record.valid_from is not None and record.valid_from.timestamp() > seen + 1
+        late = record.valid_to is not None and record.valid_to.timestamp() < seen
+        if early or late:
+            return [f"{Code.KEY_OUTSIDE_VALIDITY}: checkpoint {head.note.size} signed by {kid}"]
+    return []
 
 
 def _inclusion(ledger: Ledger, seqs: set[int], head: Head) -> Check:
