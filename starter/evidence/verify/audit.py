@@ -15,6 +15,8 @@ Named checks, each of which FAILs on its own:
     ledger.batches  the sequenced batches hold exactly the events integrated from them
     ledger.index    every by-document index entry names its own event, and every event
                     of a document since ``index-from`` has its entry
+    ledger.versions (a versioned S3 bucket only) nothing of the log created once has a
+                    second version or a delete marker (starter.evidence.verify.versions)
     state_head      (the system log, ``_system``, only) for every state prefix the log
                     names, the store's newest version is the log's newest: not older
                     (deleted or rolled back) and not different. A store one version
@@ -48,6 +50,7 @@ from starter.evidence.verify.logparts import (
     witness_check,
 )
 from starter.evidence.verify.report import Check, Report, checked
+from starter.evidence.verify.versions import ledger_versions_check
 
 _SHOWN = 5  # problems named per check; the count says how many more
 
@@ -73,6 +76,8 @@ def verify_log(
             batches_check(ledger, entries),
             index_check(ledger, events),
         ]
+        if (versions := ledger_versions_check(store, tenant)) is not None:
+            checks.append(versions)
         if tenant == SYSTEM_SCOPE:
             checks.append(_state_head_check(store, events))
     except Exception as exc:  # one tenant's unreadable log is its FAIL, not everyone's abort

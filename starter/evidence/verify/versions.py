@@ -65,6 +65,24 @@ def versions_check(
     return checked("store.versions", problems, "one version of each object")
 
 
+#: What of a tenant's log must never change: full tiles and bundles, batches, index entries,
+#: events from before tiles (the checkpoint, the size hint and partial tiles do, by design).
+_LEDGER_PARTS = ("tile/", "batch/", "by-doc/", "events/")
+
+
+def ledger_versions_check(store: ObjectStore, tenant: str | None) -> Check | None:
+    """``ledger.versions``: on a versioned bucket, nothing of the log that is created once
+    has a second version (overwritten) or hides behind a delete marker; None elsewhere."""
+    s3 = _s3(store)
+    if s3 is None or not _versioned(s3):
+        return None
+    problems: list[str] = []
+    for part in _LEDGER_PARTS:
+        found = _history_problems(s3, f"{log_prefix(tenant)}{part}")
+        problems += [p for p in found if ".p/" not in p]  # partial tiles: superseded by design
+    return checked("ledger.versions", problems, "one version of each object")
+
+
 def _versioned(s3: Any) -> bool:
     status = s3.client.get_bucket_versioning(Bucket=s3.bucket).get("Status")
     return status in ("Enabled", "Suspended")  # suspended keeps the versions made before
