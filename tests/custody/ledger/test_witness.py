@@ -11,15 +11,23 @@ appends past the old head. ``custody audit verify`` and ``custody verify``
 from __future__ import annotations
 
 import base64
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 from custody import egress as eg
+from custody.errors import Code, ConfigurationError
 from custody.ledger import tlog
-from custody.ledger.checkpoints import Notary, log_vkey
-from custody.ledger.cosign import cosigned_by, parse_vkey
+from custody.ledger.checkpoints import Notary, log_vkey, notary_from_settings
+from custody.ledger.cosign import cosigned_by, parse_vkey, vkey
 from custody.ledger.events import Ledger
 from custody.ledger.signing import PublicKeyRecord, Signer, rotate
-from custody.ledger.witness import WitnessClient, WitnessPolicy
+from custody.ledger.witness import WITNESS_HOME, WitnessClient, WitnessPolicy, policy_from_settings
+from custody.settings import Settings
 from custody.state.egress import record_egress
 from custody.stores.local import LocalStore
 from starter.evidence.verify.audit import verify_log
@@ -157,3 +165,51 @@ def test_witness_rewrite_and_outgrow_fails_audit_and_document_verification(
     assert {c.name for c in proofs if not c.ok} == {"ledger.inclusion", "ledger.witness"}
     without = LogProofs().checks(Ledger(store, "t"), {1, 5}, _keys(signer))
     assert all(c.ok for c in without)  # with no witness required, the rewrite would pass
+
+
+def test_witness_production_refuses_to_run_without_one(tmp_path: Path, signer: Signer) -> None:
+    """CUSTODY_ENV=production with no witness: WITNESS_REQUIRED, for the notary and verifiers;
+    in development the witness ``custody up`` started is found by its endpoint file."""
+    production = Settings(home=tmp_path, env="production", signing_dir=tmp_path / "signing")
+    for make in (policy_from_settings, notary_from_settings):
+        with pytest.raises(ConfigurationError) as err:
+            make(production)
+        assert err.value.code is Code.WITNESS_REQUIRED
+    state = WitnessState(tmp_path / "w")
+    configured = production.model_copy(
+        update={"witness_url": "http://127.0.0.1:1", "witness_keys": state.vkey}
+    )
+    assert policy_from_settings(configured).quorum == 1
+    assert policy_from_settings(Settings(home=tmp_path)).quorum == 0  # development, none running
+    local = WitnessState(tmp_path / WITNESS_HOME)
+    (local.dir / "endpoint.json").write_text(f'{{"url": "http://x", "vkey": "{local.vkey}"}}')
+    found = policy_from_settings(Settings(home=tmp_path))
+    assert (found.quorum, found.source, list(found.keys)) == (1, "local-witness", [local.name])
+
+
+def test_witness_cli_audit_and_verify_fail_the_rewrite(
+    tmp_path: Path, signer: Signer, witness: WitnessClient
+) -> None:
+    """The attack above, seen through ``custody audit verify`` and ``custody verify`` with the
+    witness configured by environment settings alone: both exit 8 on ``ledger.witness``."""
+    home = tmp_path / "home"
+    root = home / "objects"
+    signer.publish(_honest(root, signer, witness, n=12))
+    events = [e for e in history(root, "t") if e.kind != eg.EGRESS_EVENT]
+    extra = [events[-1].model_copy(update={"actor": f"x{i}"}) for i in range(4)]
+    forge(root, "t", events + extra, Notary(signer, cosigners=[witness]))
+    env = {
+        **os.environ,
+        "CUSTODY_HOME": str(home),
+        "CUSTODY_SIGNING_DIR": str(tmp_path / "signing"),
+        "CUSTODY_WITNESS_URL": witness.url,
+        "CUSTODY_WITNESS_KEYS": vkey(witness.name, witness.key),
+    }
+    for args in (["audit", "verify", "--tenant", "t"], ["verify", DOC, "--tenant", "t"]):
+        run = subprocess.run(
+            [sys.executable, "-m", "starter.cli.main", *args, "--json"],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        out = json.loads(run.stdout)
+        failed = {c["name"] for r in out["reports"] for c in r["checks"] if not c["ok"]}
+        assert run.returncode == 8 and "ledger.witness" in failed, (args, out)
