@@ -31,7 +31,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "serve", parents=[common], help="run the witness (C2SP tlog-witness)"
     )
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8235)
+    serve.add_argument("--port", type=_port, default=8235)
     serve.add_argument("--name", default=None, help="its name in cosignatures (kept once set)")
     serve.add_argument("--trust-log", action="append", default=[], metavar="VKEY")
     _dir(serve)
@@ -45,6 +45,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     trust.add_argument("--origins", default="custody.ledger/*", help="an origin, or a prefix*")
     _dir(trust)
     trust.set_defaults(handler=_trust)
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a TCP port")
+    return port
 
 
 def _dir(parser: argparse.ArgumentParser) -> None:
