@@ -122,7 +122,8 @@ class Integrator:
         parallel(store.create, writes.create.items())
         if notary is not None:
             notary.sign_head(store, self, self.tree(store, edge.size), edge.root())
-        store.put(self.hint_key, str(edge.size).encode())
+        if self.size(store) < edge.size:  # a slower integrator never moves the hint back
+            store.put(self.hint_key, str(edge.size).encode())
         parallel(forget, ((store, key) for key in writes.delete))
         self._edge = edge
         self.sequenced = max(self.sequenced, edge.size)

@@ -39,7 +39,7 @@ from custody.ledger.tiles import Tree
 from custody.stores import ObjectStore
 
 GENESIS = "0" * 64
-BATCH_MAX = 512  # entries per batch: what one writer holds the sequencing lock for
+BATCH_MAX = 512  # entries one batch holds at most: a leader takes no more from the queue
 
 
 #: (seq, previous entry's hash) -> (entry bytes, its hash, its markers, the caller's result)

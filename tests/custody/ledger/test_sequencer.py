@@ -148,3 +148,23 @@ def test_sequencer_large_batches_cross_tile_boundaries(tmp_path: Path, size: int
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(lambda w: _write(store, f"b{w}", size // 16), range(16)))
     _assert_one_log(store, 16, size // 16)
+
+
+def test_sequencer_entries_are_the_events_canonical_json(tmp_path: Path) -> None:
+    """The fast serialisation is exactly RFC 8785's for what events hold; a float or a
+    non-ASCII name takes the canonical writer. Each stored entry re-serialises to itself."""
+    from custody.canonical import canonical_json
+
+    ledger = Ledger(LocalStore(tmp_path), "t")
+    details: list[dict[str, object]] = [
+        {"attempt": 1, "step": "3", "ok": True, "none": None},
+        {"ratio": 0.1, "big": 1e21, "tiny": 5e-7},
+        {"name": "Zoë ✓", "list": ["b", "a"], "neg": -(2**53)},
+        {"ünïcode": "x"},
+    ]
+    for detail in details:
+        ledger.append("staged", sha256=DOCS[0], detail=detail)  # type: ignore[arg-type]
+    for seq in range(1, len(details) + 1):
+        event = ledger.get(seq)
+        assert ledger.entry(seq) == canonical_json(event)
+        assert event.hash == event.body_hash()
