@@ -59,8 +59,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="custody-ledger-")))
         store, raw = stack.enter_context(_stores(args, scratch))
         report = _bench(args, scratch, store, raw)
-    report["wall_s"] = round(time.perf_counter() - started, 1)
-    print(json.dumps(report, indent=2) if args.json else _text(report))
+        report["wall_s"] = round(time.perf_counter() - started, 1)  # before the clean-up
+        print(json.dumps(report, indent=2) if args.json else _text(report), flush=True)
     return Exit.OK
 
 

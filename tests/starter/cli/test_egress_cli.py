@@ -27,9 +27,10 @@ from temporalio.client import Client
 from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody.ledger.events import Ledger
-from custody.ledger.signing import public_keys
+from custody.ledger.signing import public_keys, rotate
 from custody.ledger.tiles import bundle_key
 from custody.settings import Settings
+from custody.state.egress import SignedReceipt
 from custody.stores.local import LocalStore
 from starter.cli.egress import trust_anchor
 from starter.cli.identify import identify
@@ -357,3 +358,23 @@ def test_egress_identify_altered_copies(
             RECIPIENT,
             "altered",
         )
+
+
+async def test_egress_verify_a_rogue_key_in_the_store_proves_nothing(
+    released: Released, tmp_path: Path
+) -> None:
+    """A receipt re-signed by a key published into the store: ``egress verify`` trusts only
+    pinned keys (the local keyring here), so its signature FAILs, naming the key."""
+    r = released
+    rogue = rotate(tmp_path / "rogue")
+    rogue.publish(r.store)
+    key = eg.receipt_key(r.tenant, r.release_id)
+    original = r.store.get(key)
+    forged = SignedReceipt.sign(SignedReceipt.model_validate_json(original).receipt, rogue)
+    r.store.put(key, forged.canonical())
+    try:
+        rc, out = _cli(r.settings, "egress", "verify", r.release_id, tenant=r.tenant)
+    finally:
+        r.store.put(key, original)
+    failed = {c["name"]: c["detail"] for c in out["reports"][0]["checks"] if not c["ok"]}
+    assert rc == 8 and rogue.kid in failed["receipt.signature"], out
