@@ -459,6 +459,11 @@ def egress_index_prefix(tenant: str | None) -> str:
     return f"egress/{ids.scope(tenant)}/index/"
 
 
+def egress_documents_key(tenant: str | None, ref: str) -> str:
+    """The documents and salts of an egress event of several (custody.state.egress)."""
+    return f"egress/{ids.scope(tenant)}/documents/{ref}.json"
+
+
 def policy_key(tenant: str | None, name: str, version: int) -> str:
     return f"policies/{ids.scope(tenant)}/{check_name(name)}/{version:06d}.json"
 

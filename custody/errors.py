@@ -29,6 +29,7 @@ document content.
     │                             production verification with no pinned key: TRUST_ANCHOR_MISSING;
     │                             an optional part not installed (custody.extras): EXTRA_MISSING
     │                             a sandbox layer missing in production: SANDBOX_DEGRADED
+    │                             production with no witness: WITNESS_REQUIRED
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
@@ -39,6 +40,7 @@ document content.
     ├── ReviewRefused             a review decision refused (NOT_IN_REVIEW, ALREADY_DECIDED, ...)
     ├── StateInvalid              a state version forged, unsigned, out of chain or
     │                             rolled back (custody.state.versions): STATE_INVALID
+    ├── LedgerInvalid             the ledger's objects contradict each other: LEDGER_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
     │   └── AmbiguousPrefix       a SHA-256 prefix naming several documents: AMBIGUOUS_PREFIX
     ├── EgressRefused             a release refused before any byte left
@@ -283,6 +285,12 @@ class Code(StrEnum):
     #: In production, a sandbox layer the platform refused (activities.inspect.lockdown):
     #: the child decodes nothing and the worker does not start. An operator's fix.
     SANDBOX_DEGRADED = "SANDBOX_DEGRADED"
+    #: The audit ledger's own objects contradict each other (a hole in a log written
+    #: before tiles, a batch out of its place): appends stop until an operator looks.
+    LEDGER_INVALID = "LEDGER_INVALID"
+    #: Production with no independent witness to cosign checkpoints (CUSTODY_WITNESS_URL,
+    #: CUSTODY_WITNESS_KEYS, CUSTODY_WITNESS_QUORUM): refused before anything runs.
+    WITNESS_REQUIRED = "WITNESS_REQUIRED"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -425,6 +433,7 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.ALREADY_DECIDED,
         Code.SAME_APPROVER,
         Code.INFLIGHT_RELEASES,
+        Code.WITNESS_REQUIRED,
     }
 )
 
@@ -450,6 +459,8 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         # Like CONFIGURATION: once an operator installs the extra, a retry succeeds.
         Code.EXTRA_MISSING,
         Code.SANDBOX_DEGRADED,
+        # A ledger whose objects contradict each other waits for an operator, as above.
+        Code.LEDGER_INVALID,
     }
 )
 
@@ -543,6 +554,12 @@ class StateInvalid(CustodyError):
     """A state version is forged, unsigned, out of its chain or rolled back; never used."""
 
     code = Code.STATE_INVALID
+
+
+class LedgerInvalid(CustodyError):
+    """The audit ledger's objects contradict each other; nothing is appended after them."""
+
+    code = Code.LEDGER_INVALID
 
 
 class CanonicalError(CustodyError, ValueError):

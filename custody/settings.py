@@ -175,6 +175,14 @@ class Settings(BaseSettings):
     witness_dir: Path | None = None
     witness_s3_bucket: str | None = None
     witness_lock_days: int = Field(default=3650, ge=1)
+    # Independent witnesses (custody.ledger.witness, C2SP tlog-witness) that cosign each
+    # checkpoint: their URLs and cosigner vkeys, comma-separated in the same order, and
+    # how many cosignatures verification requires (default: 1 when a key is given).
+    witness_url: str = ""
+    witness_keys: str = ""
+    witness_quorum: int | None = Field(default=None, ge=0)
+    # The embedded stack's own witness (``custody up``): its port; default UI port + 2.
+    witness_port: int | None = Field(default=None, ge=1, le=65535)
     # Trust anchor (starter.evidence.trust): the signing keys' SHA-256 fingerprints that
     # verification accepts, comma-separated; empty: the keys of the signing folder.
     trust_fprs: str = ""

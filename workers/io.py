@@ -23,7 +23,7 @@ from activities.review_pages import ReviewPages
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
-from custody.ledger.checkpoints import Notary, open_witness
+from custody.ledger.checkpoints import notary_from_settings
 from custody.ledger.events import notarize
 from custody.ledger.signing import signer_from_settings
 from custody.settings import Settings
@@ -56,7 +56,7 @@ def io_activities(
     output = OutputActivities(store, settings.confidence_floor, settings.confidence_review)
     signer = signer_from_settings(settings)
     # Every append through this store ends with a signed, witnessed checkpoint.
-    notarize(store, Notary(signer, open_witness(settings)))
+    notarize(store, notary_from_settings(settings, signer))
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
     # Views OCR their painted pages: the engine loads on this worker's first view.

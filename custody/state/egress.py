@@ -10,15 +10,24 @@ logged in the system log), so deleting it is refused as a rollback
 before that, a create-only marker beside the registration, is still honoured.
 
 Egress events live in the tenant's ledger (``custody.ledger``) with an index
-of their sequence numbers under ``egress/<tenant>/index/``, written before the
-event claims its number, so ``custody egress ls`` never has to read every
+of their sequence numbers under ``egress/<tenant>/index/``, made with the event
+(custody.ledger.sequencer), so ``custody egress ls`` never has to read every
 event and never misses one.
+
+An event of several documents commits to each by a salted hash,
+``sha256(salt || sha256)`` (``documents_salted``), never by the hashes
+themselves: its bytes go into every one of those documents' evidence bundles
+with that document's salt alone, and must not tell one document's auditor
+which others left with it. The list and the salts are kept in a sealed object
+(``egress/<tenant>/documents/<ref>.json``, named by the event's
+``documents_ref``) that readers with the tenant's key open.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
@@ -31,7 +40,7 @@ from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import Signature, Signer
 from custody.state import versions
 from custody.stores import ObjectStore
-from custody.stores.base import ObjectMissing
+from custody.stores.base import ObjectMissing, StoreError
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -194,7 +203,7 @@ def record_egress(
         "policy_sha256": policy.sha256(),
         "bytes_sha256": bytes_sha256,
         "bytes": size,
-        "documents": sorted(documents),
+        **_documents(store, tenant, documents),
         "release_id": release_id,
         "recipient": recipient,
     }
@@ -216,6 +225,41 @@ def record_egress(
     return append_once(store, tenant, eg.EGRESS_EVENT, once=once, extra=[index], **fields)
 
 
+def salted(salt: str, sha256: str) -> str:
+    """A document's commitment in an event of several: it shows only with the salt."""
+    return hashlib.sha256(f"{salt}{sha256}".encode()).hexdigest()
+
+
+def _documents(
+    store: ObjectStore, tenant: str | None, documents: list[str]
+) -> dict[str, str | list[str]]:
+    """The event's documents: one in the clear (its own event), several by salted hashes."""
+    if len(set(documents)) <= 1:
+        return {"documents": sorted(set(documents))}
+    salts = {doc: secrets.token_hex(16) for doc in sorted(set(documents))}
+    ref = secrets.token_hex(16)
+    body = {"documents": sorted(salts), "salts": salts}
+    store.create(eg.egress_documents_key(tenant, ref), canonical_json(body))  # before the event
+    commitments = sorted(salted(salt, doc) for doc, salt in salts.items())
+    return {"documents_salted": commitments, "documents_ref": ref}
+
+
+def event_salts(store: ObjectStore, tenant: str | None, event: Event) -> dict[str, str]:
+    """Document -> salt of an event of several documents ({} when none or unreadable)."""
+    ref = event.detail.get("documents_ref")
+    if not isinstance(ref, str):
+        return {}
+    try:
+        body = json.loads(store.get(eg.egress_documents_key(tenant, ref)))
+        salts = {str(d): str(s) for d, s in body["salts"].items()}
+    except (ObjectMissing, StoreError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+    committed = event.detail.get("documents_salted")
+    if not isinstance(committed, list):
+        return {}
+    return {d: s for d, s in salts.items() if salted(s, d) in committed}
+
+
 def append_once(
     store: ObjectStore,
     tenant: str | None,
@@ -233,7 +277,8 @@ def append_once(
     """
     ledger = Ledger(store, tenant)
     prefix = f"{once}/seq/"
-    for key in store.list(prefix):
+    # An earlier attempt's batch may not be integrated yet: its markers are still due.
+    for key in [*store.list(prefix), *ledger.pending_markers(prefix)]:
         event = ledger.find(int(key[len(prefix) :]))
         if (
             event is not None
@@ -300,7 +345,7 @@ def egress_events(store: ObjectStore, tenant: str | None) -> Iterator[eg.EgressR
     for key in store.list(prefix):
         event = ledger.find(int(key[len(prefix) :]))
         if event is not None and event.kind == eg.EGRESS_EVENT:
-            yield _to_record(event, tenant, store)
+            yield _to_record(store, event, tenant)
 
 
 def _files(
@@ -338,9 +383,9 @@ def _receipt_files(store: ObjectStore, tenant: str | None, rid: str) -> list[dic
     return [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in receipt.files]
 
 
-def _to_record(event: Event, tenant: str | None, store: ObjectStore) -> eg.EgressRecord:
+def _to_record(store: ObjectStore, event: Event, tenant: str | None) -> eg.EgressRecord:
     d = event.detail
-    docs = d.get("documents")
+    docs = d.get("documents") if "documents" in d else sorted(event_salts(store, tenant, event))
     rid, sha = _opt(d.get("release_id")), str(d.get("bytes_sha256"))
     files = _files(store, tenant, rid, sha) if d.get("egress_kind") == "release" else []
     return eg.EgressRecord(

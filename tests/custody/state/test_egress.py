@@ -9,6 +9,7 @@ import pytest
 
 from custody import egress as eg
 from custody.errors import EgressRefused, StateInvalid
+from custody.ledger.events import Ledger
 from custody.state.egress import (
     add_policy,
     add_recipient,
@@ -177,5 +178,8 @@ def test_egress_events_are_listed_from_the_index_with_every_field(store: LocalSt
     ]
     assert records[1].documents == docs and records[1].bytes_sha256 == "d" * 64
     assert records[1].policy_sha256 == eg.DEFAULT_POLICY.sha256()
+    # An event of several documents names none of them: salted hashes, the salts sealed apart.
+    stored = Ledger(store, TENANT).entry(records[1].seq)
+    assert not any(doc.encode() in stored for doc in docs) and b"documents_salted" in stored
     assert records[0].seq < records[1].seq
     assert list(egress_events(store, "clinic-z")) == []

@@ -27,8 +27,9 @@ from temporalio.client import Client
 from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody.canonical import canonical_json
-from custody.ledger.events import event_key
-from custody.ledger.signing import public_keys
+from custody.ledger.events import Ledger
+from custody.ledger.signing import public_keys, rotate
+from custody.ledger.tiles import bundle_key
 from custody.settings import Settings
 from custody.state.egress import SignedReceipt, add_policy
 from custody.stores.local import LocalStore
@@ -251,10 +252,8 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
         "receipt.event",
         "egress.before_receipt",
         "policy.pinned",
-        "ledger.chain",
-        "ledger.tree",
+        "ledger.inclusion",
         "ledger.witness",
-        "ledger.index",
         "manifest.hash",
     }
     key = eg.release_file_key(r.tenant, r.release_id, r.answer["files"][0]["name"])
@@ -265,12 +264,6 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
     assert rc == 8 and failed == {"files.hash", "manifest.hash"}
 
 
-def _receipt_seq(r: Released) -> int:
-    return SignedReceipt.model_validate_json(
-        r.store.get(eg.receipt_key(r.tenant, r.release_id))
-    ).receipt.egress_event_seq
-
-
 @pytest.mark.parametrize(
     ("target", "change", "checks"),
     [
@@ -278,12 +271,11 @@ def _receipt_seq(r: Released) -> int:
         (
             "event",
             "delete",
-            {
+            {  # the bundle holding both events gone: neither is in the log
                 "egress.event",
+                "receipt.event",
                 "egress.before_receipt",
-                "ledger.chain",
-                "ledger.tree",
-                "ledger.index",
+                "ledger.inclusion",
             },
         ),
     ],
@@ -295,7 +287,7 @@ async def test_egress_verify_names_the_check_that_fails(
     r = released
     key = {
         "receipt": eg.receipt_key(r.tenant, r.release_id),
-        "event": event_key(r.tenant, _receipt_seq(r)),
+        "event": bundle_key(f"ledger/{r.tenant}/", 0, Ledger(r.store, r.tenant).size()),
     }[target]
     with _tampered(r.store, key, change):
         report = verify_release(r.store, public_keys(r.store), r.tenant, r.release_id)
@@ -396,3 +388,23 @@ def test_egress_identify_altered_copies(
             RECIPIENT,
             "altered",
         )
+
+
+async def test_egress_verify_a_rogue_key_in_the_store_proves_nothing(
+    released: Released, tmp_path: Path
+) -> None:
+    """A receipt re-signed by a key published into the store: ``egress verify`` trusts only
+    pinned keys (the local keyring here), so its signature FAILs, naming the key."""
+    r = released
+    rogue = rotate(tmp_path / "rogue")
+    rogue.publish(r.store)
+    key = eg.receipt_key(r.tenant, r.release_id)
+    original = r.store.get(key)
+    forged = SignedReceipt.sign(SignedReceipt.model_validate_json(original).receipt, rogue)
+    r.store.put(key, forged.canonical())
+    try:
+        rc, out = cli(r.settings, "egress", "verify", r.release_id, tenant=r.tenant)
+    finally:
+        r.store.put(key, original)
+    failed = {c["name"]: c["detail"] for c in out["reports"][0]["checks"] if not c["ok"]}
+    assert rc == 8 and rogue.kid in failed["receipt.signature"], out

@@ -113,6 +113,6 @@ def test_verify_bundle_bytes_restated_object_fails_by_name(
     bad = _verify(folder, tmp_path, _pins(released))
     if target == "record":  # the published event pins the record file's hash as well
         want = {f"record.{c}" for c in expected} | {"ledger.events"}
-    else:
-        want = {f"receipt.{c}:{rid}" for c in expected}
+    else:  # the receipt event in the log names the receipt file's hash as well
+        want = {f"receipt.{c}:{rid}" for c in expected} | {f"receipt.logged:{rid}"}
     assert bad.returncode == 1 and _failed(bad.stdout) == want, bad.stdout

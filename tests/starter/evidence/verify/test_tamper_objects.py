@@ -20,7 +20,7 @@ from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
 from custody.canonical import canonical_json
-from custody.ledger.events import event_key
+from custody.ledger.events import Ledger
 from custody.ledger.signing import PUBLIC_PREFIX, public_keys, rotate
 from custody.models import SignedRecord
 from custody.settings import Settings
@@ -30,6 +30,7 @@ from custody.stores.s3 import S3Store
 from starter.client.submit import submit, wait
 from starter.evidence.trust import TrustAnchors, fingerprint
 from starter.evidence.verify.document import verify_document
+from tests.custody.ledger.forge import replace_event
 from tests.custody.stores.test_store_contract import _s3_store
 from tests.helpers import custody_cli, make_settings, publish_scan, running_pipeline
 
@@ -109,10 +110,13 @@ def _packet_marker(s: LocalStore, d: Docs) -> Path:
     return s.root / f"ledger/{d.tenant}/by-doc/{d.published}/{event.seq:012d}"
 
 
-def _validated_event(s: LocalStore, d: Docs) -> Path:
+def _flip_validated_event(s: LocalStore, d: Docs, offset: int) -> None:
+    """One byte of the record's ``validated`` event flipped where it sits, in its bundle."""
     event = _record(s, d).record.packet_event
     assert event is not None
-    return s.root / event_key(d.tenant, event.seq)
+    entry = bytearray(Ledger(s, d.tenant).entry(event.seq))
+    entry[offset] ^= 0x01
+    replace_event(s, d.tenant, event.seq, bytes(entry))
 
 
 def _repaged(s: LocalStore, d: Docs, tmp: Path) -> None:
@@ -173,7 +177,7 @@ CASES: dict[str, tuple[Tamper, str, str]] = {
         P,
     ),
     "index entry removed": (lambda s, d, t: _packet_marker(s, d).unlink(), "index.entries", P),
-    "ledger event": (lambda s, d, t: _flip(_validated_event(s, d), 30), "ledger.chain", P),
+    "ledger event": (lambda s, d, t: _flip_validated_event(s, d, 30), "ledger.chain", P),
     "signing key record": (
         lambda s, d, t: _replace(_key_record(s, d), b'"development":true', b'"development":false'),
         "record.signature",
