@@ -1,25 +1,27 @@
 """The chaos harness in its short form: every scenario once, on a real stack.
 
 One stack (dev server on SQLite, both workers as processes) serves all the
-scenarios; each test below reads the one report. The long form is
-``custody chaos all --trials N`` (see docs/reliability.md).
+scenarios; each test below reads the one report. It takes minutes, most of
+them waiting the faults out (a hung page must outlast the 45 s OCR heartbeat
+timeout, an activity option the pinned workflow writes into its history, so no
+harness setting can shorten it), so ``make test`` leaves it out and CI runs it
+as a step of its own (``make test-long``, which selects ``-m "slow or chaos"``).
+The long form is ``custody chaos all --trials N`` (see docs/reliability.md).
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from custody.settings import Settings
 from starter.chaos.runner import run
 from starter.chaos.scenarios import SCENARIOS
-from starter.cli.chaos import register
 
-pytestmark = pytest.mark.chaos
+# The report is built once, in the first test's setup: every scenario in turn.
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +69,6 @@ def test_chaos_poison_gets_verdicts(report: dict[str, Any]) -> None:
     trial = _trial(report, "poison")
     assert trial["states"].pop("tess_phototest.tif") == "published"
     assert list(trial["states"].values()) == ["rejected"] * 3
-
-
-def test_chaos_list_prints_one_scenario_a_line(capsys: pytest.CaptureFixture[str]) -> None:
-    """``custody chaos --list`` prints each scenario's name first on its own line."""
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command"), argparse.ArgumentParser(add_help=False))
-    args = parser.parse_args(["chaos", "--list"])
-    assert args.handler(args, Settings()) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert [line.split("\t")[0] for line in lines] == list(SCENARIOS)
 
 
 def test_chaos_burst_reports_queue_age_without_amplification(report: dict[str, Any]) -> None:

@@ -35,8 +35,6 @@ from starter.client.submit import submit, wait
 from tests.helpers import loaded_by, make_settings, running_pipeline
 from tests.workflows.test_replay import replay_and_keep
 
-pytestmark = pytest.mark.slow
-
 
 @dataclass(frozen=True)
 class Published:
