@@ -25,7 +25,7 @@ INSTALL = $(UV) pip install --quiet --require-hashes --no-deps --python
 EXAMPLES := examples/generated/referral.png examples/generated/discharge.pdf examples/generated/fax.tif
 FILES ?= $(EXAMPLES)
 PYTEST_ARGS ?=
-# What `make test` leaves out: the long forms (`slow`) and the chaos scenarios (`chaos`);
+# What `make test` leaves out: the long forms (`slow`) and the slow chaos scenarios (`chaos`);
 # `make test-long` runs exactly those, and CI runs both (pyproject.toml's markers say why).
 TEST_MARKS ?= not slow and not chaos
 
@@ -96,9 +96,12 @@ system-deps:
 
 # checkov pins older boto3, packaging and networkx than Custody: its own virtualenv,
 # from its own hashed pins, kept between runs (tests/deploy/test_checkov.py uses it).
+# Compiled to bytecode once here: checkov imports some 2,000 modules per run, and where
+# Python may not write bytecode (PYTHONDONTWRITEBYTECODE) it would compile them every time
+# (about a third of each run's CPU, and minutes of wall time on a busy box).
 $(CHECKOV_STAMP): requirements/checkov.txt | $(TOOLS_STAMP)
 	test -x $(CHECKOV_VENV)/bin/python || $(PY) -m venv $(CHECKOV_VENV)
-	$(INSTALL) $(CHECKOV_VENV)/bin/python -r requirements/checkov.txt
+	$(INSTALL) $(CHECKOV_VENV)/bin/python --compile-bytecode -r requirements/checkov.txt
 	touch $@
 
 # The browser test drives Debian's Chromium (no browser download); checkov as above.

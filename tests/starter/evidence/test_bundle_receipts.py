@@ -1,18 +1,18 @@
 """Evidence bundles carry the signed receipts of a document's releases, verifiable offline.
 
-Two real documents are published for the module (the default Tesseract
-engine); then the signing key is rotated, as a deployment would, and the first
-document is released once to an outbox recipient, so its receipt is signed by
-a newer key than its record. The bundle's own ``verify_bundle.py`` runs in a
-subprocess on the unzipped bundle, with nothing from Custody importable.
+Two real documents are published once for the session (the session's engine);
+then, in a copy, the signing key is rotated, as a deployment would, and the
+first document is released once to an outbox recipient, so its receipt is
+signed by a newer key than its record (``tests/published.py``). This module
+and ``test_verify_bundle_bytes`` each start from a copy of that home. The
+bundle's own ``verify_bundle.py`` runs in a subprocess on the unzipped bundle,
+with nothing from Custody importable.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import zipfile
@@ -20,22 +20,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
 from custody.canonical import canonical_json
 from custody.ledger.signing import local_public_keys, rotate
 from custody.models import SignedRecord
 from custody.settings import Settings
-from custody.state.egress import SignedReceipt, add_recipient
+from custody.state.egress import SignedReceipt
 from custody.stores.local import LocalStore
-from starter.client.release import release, wait_release
-from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import fingerprint
-from tests.helpers import make_settings, recipient, running_pipeline
+from tests.published import Released as ReleasedOnce
+from tests.published import copy_published
 
 
 @dataclass
@@ -52,32 +49,10 @@ class Released:
 
 
 @pytest.fixture(scope="module")
-async def released(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-) -> Released:
-    home = tmp_path_factory.mktemp("bundle-receipts")
-    settings = make_settings(home, temporal_address, egress_delivery_attempts=2)
-    tenant = "receipts-" + os.urandom(4).hex()
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        subs = [
-            await submit(custody, corpus / "ocr_gt" / name, tenant=tenant)
-            for name in ("tess_phototest.tif", "funsd_86263525.png")
-        ]
-        for sub in subs:
-            await wait(custody, sub.sha256, tenant=tenant)
-    rotate(settings.signing_path, development=True)  # the release worker signs with the new key
-    async with running_pipeline(
-        temporal_client, settings, ocr_engine, with_ocr_worker=False
-    ) as custody:
-        add_recipient(custody.store, recipient(tenant, "clinic-b", home / "outbox"))
-        started = await release(custody, [subs[0].sha256], to="clinic-b", tenant=tenant, actor="op")
-        done = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
-    assert done.state is eg.ReleaseState.DELIVERED, done
-    return Released(settings, tenant, subs[0].sha256, subs[1].sha256, done.release_id)
+def released(released_once: ReleasedOnce, tmp_path_factory: pytest.TempPathFactory) -> Released:
+    """The session's two published documents after a rotation and one release, copied."""
+    p = copy_published(released_once.published, tmp_path_factory.mktemp("bundle-receipts"))
+    return Released(p.settings, p.tenant, p.sha256, p.other, released_once.release_id)
 
 
 def _unzipped(r: Released, sha256: str, tmp_path: Path) -> Path:
