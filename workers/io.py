@@ -18,6 +18,8 @@ from activities.publish import PublishActivities
 from activities.redact.service import Redactor
 from activities.redaction import RedactActivities
 from activities.release import ReleaseActivities
+from activities.review import ReviewActivities
+from activities.review_pages import ReviewPages
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
@@ -59,6 +61,8 @@ def io_activities(
     # Views OCR their painted pages: the engine loads on this worker's first view.
     views = Redactor(store, signer, area, lambda: build_engine(settings), settings.limits)
     redact = RedactActivities(store, views)
+    review = ReviewActivities(store, signer)
+    review_pages = ReviewPages(store, area, settings.limits)
     return [
         staging.stage,
         validation.validate,
@@ -72,6 +76,10 @@ def io_activities(
         release.receipt,
         release.close,
         redact.redact,
+        review.accept,
+        review.record,
+        review.overdue,
+        review_pages.render,
     ]
 
 

@@ -56,10 +56,11 @@ class FieldsCheck:
     def policy(self, tenant: str | None) -> FieldsPolicy:
         return get_policy(self._store, tenant)
 
-    def language(self, pages: list[PageText], policy: FieldsPolicy) -> bool:
-        """True when every page is in an expected language; quarantines if the policy says so."""
+    def language(self, pages: list[PageText], policy: FieldsPolicy, *, hold: bool = True) -> bool:
+        """True when every page is in an expected language; quarantines if the policy says so
+        (and ``hold``: a document that waits in review is not quarantined for it)."""
         wrong = mismatched_pages(pages, policy.languages)
-        if wrong and policy.on_language == "quarantine":
+        if wrong and hold and policy.on_language == "quarantine":
             listed = ",".join(str(p + 1) for p in wrong)
             raise Quarantined(
                 Code.LANGUAGE_MISMATCH, f"pages {listed} not in the expected languages"
@@ -75,6 +76,7 @@ class FieldsCheck:
         text_sha256: str,
         declared: str | None,
         policy: FieldsPolicy,
+        hold: bool = True,
     ) -> FieldsOutcome:
         from activities.fields import extract  # the readers load only where fields are read
 
@@ -92,7 +94,7 @@ class FieldsCheck:
         # A retry judges what an earlier attempt stored: the sealed object is the fact.
         stored = Extraction.model_validate_json(self._store.get(key))
         verdict = evaluate(stored, policy, datetime.now(UTC).date())
-        if verdict.code is not None:
+        if verdict.code is not None and hold:
             raise Quarantined(verdict.code, "fields: " + ",".join(verdict.review))
         sig = self._refs.sign(key, tenant, sha256)
         return FieldsOutcome(stored.classification.type, key, sig, verdict)

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 from custody.errors import EGRESS_REFUSE_CODES, Code
 from custody.settings import Settings
 from starter.cli.output import Exit, emit, fail
-from starter.cli.recipients import operator
 from starter.cli.registry import add_command, with_client
 
 if TYPE_CHECKING:
     from activities.redact.policy import RedactionPolicy
     from custody.redactions import RedactInput, RedactResult
+    from custody.stores import ObjectStore
     from starter.client.connect import CustodyClient
 
 
@@ -41,7 +41,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy", default="default", help="redaction policy: a built-in name or a JSON file"
     )
-    p.add_argument("--by", default=None, help="who approves the redaction (default: OS user)")
     p.add_argument(
         "--timeout", type=float, default=1800.0, help="seconds to wait for the I/O workers"
     )
@@ -55,24 +54,40 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
 
     policy = load_redaction(args.policy)
     sha = ids.check_sha256(args.sha256)
-    if not open_store(settings).exists(ids.record_key(sha, args.tenant)):
+    store = open_store(settings)
+    if not store.exists(ids.record_key(sha, args.tenant)):
         detail = f"document {sha[:12]} is not published here"
         return fail(args.json, Code.NOT_PUBLISHED, detail, Exit.REJECTED)
+    by = approval(settings, store, args, policy.sha256())
 
     async def run(args: argparse.Namespace, client: CustodyClient) -> int:
-        return await ask(args, client, policy)
+        return await ask(args, client, policy, by)
 
     return with_client(run)(args, settings)
 
 
-async def ask(args: argparse.Namespace, client: CustodyClient, policy: RedactionPolicy) -> int:
+def approval(settings: Settings, store: ObjectStore, args: argparse.Namespace, policy: str) -> str:
+    """The acting reviewer's signed approval, kept in the document's ledger; their name."""
+    from custody.operators import DecisionKind, acting
+    from custody.operators.journal import keep
+
+    person = acting(settings, store, DecisionKind.REDACTION_APPROVAL)
+    subject = {"sha256": args.sha256, "tenant": args.tenant, "policy_sha256": policy}
+    decision = person.decide(DecisionKind.REDACTION_APPROVAL, subject)
+    keep(store, decision, tenant=args.tenant, subject=args.sha256, event="redaction_approved",
+         sha256=args.sha256)  # fmt: skip
+    return person.name
+
+
+async def ask(
+    args: argparse.Namespace, client: CustodyClient, policy: RedactionPolicy, by: str
+) -> int:
     """Ask the I/O workers for the view and print it; the command's exit status."""
     from temporalio.client import WorkflowFailureError
 
     from custody.redactions import RedactInput
     from starter.client.failures import failure_of
 
-    by = args.by or operator()
     policy_json = policy.model_dump_json()
     inp = RedactInput(sha256=args.sha256, tenant=args.tenant, policy=policy_json, approved_by=by)
     try:

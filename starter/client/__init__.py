@@ -10,6 +10,8 @@ pause      The operator's pause: one flag every process that submits to this sto
 rates      Token buckets of admission control: one per (tenant, source), one per tenant.
 read       Read-side helpers for operators and scripts: status, result, listing.
 release    Release published documents to a registered recipient, and read egress back.
+review     Documents waiting for a person: the queue, what a reviewer needs, a signed decision.
+review_material  What a reviewer is shown of one document: fields and pages, as JSON.
 submit     What upstream Python systems call: ``submit`` a document, ``wait`` for it.
 """
 
@@ -24,5 +26,7 @@ __all__ = [
     "rates",
     "read",
     "release",
+    "review",
+    "review_material",
     "submit",
 ]

@@ -20,6 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel
+from temporalio.client import (
+    WorkflowContinuedAsNewError,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+)
 from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
@@ -27,12 +32,12 @@ from temporalio.common import (
     WorkflowIDConflictPolicy,
     WorkflowIDReusePolicy,
 )
-from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.exceptions import CancelledError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.fields import DocType
-from custody.models import DocState, DocumentInput, DocumentResult, ResultRecord
+from custody.models import DocState, DocumentInput, DocumentResult, DocumentStatus, ResultRecord
 from custody.queues import (
     PRIORITY_RESERVED,
     SA_REASON,
@@ -44,12 +49,15 @@ from custody.queues import (
     scheduling,
 )
 from custody.refs import RefKeys
+from custody.reviews import REVIEW_WORKFLOW_NAME
 from custody.state.rules import get_policy, known_type
 from starter.client import backlog
 from starter.client.admission import AdmissionRequest
 from starter.client.connect import CustodyClient
 from starter.client.documents import Hashed, measured, opened
 from starter.client.read import from_store, published, settled
+
+RUNNING = WorkflowExecutionStatus.RUNNING
 
 
 class Submission(BaseModel):
@@ -164,6 +172,8 @@ async def _started(
         fairness_weight=fairness_weight,
         # Signed with the keyring that seals the store: workers refuse anything else.
         intake_sig=RefKeys.for_store(client.store).sign(intake, tenant, sha256),
+        review_deadline_s=client.settings.review_deadline_s,
+        review_expiry_s=client.settings.review_expiry_s,
     )
     started = await _start(client, inp, request.workflow_id)
     return Submission(
@@ -224,11 +234,50 @@ def _summary(inp: DocumentInput) -> str:
 
 
 async def wait(client: CustodyClient, sha256: str, *, tenant: str | None = None) -> DocumentResult:
-    """Block until the document reaches a terminal state; its result."""
+    """Block until the document ends, or waits in ``review`` for a person; its result.
+
+    A document that needs a person continues as a ``DocumentReview`` run: that is
+    an answer here (state ``review``), not something to wait out. A cancelled
+    one answers ``cancelled``, from the outcome its workflow recorded.
+    """
     handle = client.handle(sha256, tenant)
-    try:
-        return await handle.result()
-    except RPCError as err:
-        if err.status != RPCStatusCode.NOT_FOUND:
+    while True:
+        try:
+            desc = await handle.describe()
+        except RPCError as err:
+            if err.status != RPCStatusCode.NOT_FOUND:
+                raise
+            return from_store(client.store, sha256, tenant)
+        if desc.workflow_type == REVIEW_WORKFLOW_NAME and desc.status == RUNNING:
+            return await _in_review(client, sha256, tenant, desc.run_id)
+        run = client.temporal.get_workflow_handle(
+            handle.id, run_id=desc.run_id, result_type=DocumentResult
+        )
+        try:
+            result: DocumentResult = await run.result(follow_runs=False)
+            return result
+        except WorkflowContinuedAsNewError:
+            continue  # into review, or its outcome's own run: look again
+        except WorkflowFailureError as err:
+            if isinstance(err.cause, CancelledError):
+                return from_store(client.store, sha256, tenant)
             raise
-    return from_store(client.store, sha256, tenant)
+
+
+async def _in_review(
+    client: CustodyClient, sha256: str, tenant: str | None, run_id: str | None
+) -> DocumentResult:
+    """The document as it waits in review: its status, state ``review``."""
+    handle = client.temporal.get_workflow_handle(ids.workflow_id(sha256, tenant), run_id=run_id)
+    status: DocumentStatus = await handle.query("status", result_type=DocumentStatus)
+    return DocumentResult(
+        sha256=sha256,
+        tenant=tenant,
+        state=DocState.REVIEW,
+        code=status.code,
+        attempts=status.attempts,
+        pages=status.pages,
+        workflow_id=handle.id,
+        run_id=run_id or "",
+        transitions=status.transitions,
+    )

@@ -5,12 +5,15 @@
     GET      /v1/documents/{sha}  state, and the result once published (caller's tenant only)
     POST     /v1/releases         {documents, recipient, policy} -> 202 a release (.releases)
     GET      /v1/releases/{id}    the release's state, and its files once delivered
-    GET      /metrics             Prometheus text; any valid tenant API key (bearer)
+    GET      /metrics             Prometheus text; a key with the ``admin`` scope (bearer)
     GET      /openapi.json        public
 
-``/metrics`` takes any tenant's key, not a token of its own: its labels are codes
-only, its values deployment-wide counts a tenant already feels as 429s, and a
-scraper needs no second secret (give it a revocable tenant of its own). It reads
+Each route needs its scope on the caller's key (starter.edge.scopes): ``upload``
+for intake and preview, ``read`` for documents, ``release`` for releases,
+``admin`` for ``/metrics``; anything else is 403 ``SCOPE_DENIED``. ``/metrics``
+takes a tenant's key, not a token of its own: its labels are codes only, its
+values deployment-wide counts a tenant already feels as 429s, and a scraper
+needs no second secret (give it a revocable key with ``admin`` only). It reads
 Temporal visibility at most once per ``CUSTODY_ADMISSION_REFRESH_S``. ``/openapi.json``
 stays public: one hand-written document for all, with no tenant data or secret.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from opentelemetry import trace
@@ -50,6 +54,7 @@ from starter.edge.inflight import InFlight
 from starter.edge.openapi import document
 from starter.edge.preview import Preview
 from starter.edge.releases import Releases
+from starter.edge.scopes import Scope, refusal
 from starter.edge.slo import SloTracker
 from starter.edge.upload import (
     Idempotency,
@@ -91,16 +96,26 @@ class Edge:
             client.store, s.admission_manual_max_per_tenant, s.admission_manual_max_bytes_per_tenant
         )
 
-    def _tenant(self, request: Request) -> tenants.Tenant:
+    def _tenant(self, request: Request, scope: Scope) -> tenants.Tenant:
+        """The key's tenant, if the key may use a route needing ``scope`` (else 401/403)."""
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise UploadError(401, Code.UNAUTHENTICATED, "Authorization: Bearer <api key> required")
         try:
-            return tenants.authenticate(self.client.store, token.strip())
+            tenant = tenants.authenticate(self.client.store, token.strip())
         except tenants.AuthError as err:
             if err.revoked:
                 raise UploadError(403, Code.KEY_REVOKED, "this API key was revoked") from None
             raise UploadError(401, Code.UNAUTHENTICATED, "invalid API key") from None
+        production = self.client.settings.env == "production"
+        why = refusal(tenant.scopes, scope, production=production)
+        if why is not None:
+            raise UploadError(403, Code.SCOPE_DENIED, why)
+        return tenant
+
+    def caller(self, scope: Scope) -> Callable[[Request], tenants.Tenant]:
+        """Authentication for the routes of one scope, for the route classes beside this one."""
+        return lambda request: self._tenant(request, scope)
 
     async def upload(self, request: Request) -> Response:
         started = time.perf_counter()
@@ -116,7 +131,7 @@ class Edge:
 
     async def _upload(self, request: Request) -> Response:
         try:
-            tenant = self._tenant(request)
+            tenant = self._tenant(request, Scope.UPLOAD)
             opts = read_options(request.headers, self.client.settings)
         except UploadError as err:
             return error(err.status, err.code, err.message)
@@ -221,7 +236,7 @@ class Edge:
 
     async def document(self, request: Request) -> Response:
         try:
-            tenant = self._tenant(request)
+            tenant = self._tenant(request, Scope.READ)
         except UploadError as err:
             return error(err.status, err.code, err.message)
         sha = request.path_params["sha256"]
@@ -250,7 +265,7 @@ class Edge:
 
     async def metrics(self, request: Request) -> Response:
         try:
-            self._tenant(request)
+            self._tenant(request, Scope.ADMIN)
         except UploadError as err:
             return error(err.status, err.code, err.message)
         await self.admission.refresh()
@@ -277,8 +292,8 @@ def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starle
     """
     area = area or StagingArea(client.settings.staging_path)
     edge = Edge(client, area)
-    releases = Releases(client, edge._tenant, error)
-    preview = Preview(client, area, edge._tenant, error, edge.inflight)
+    releases = Releases(client, edge.caller(Scope.RELEASE), error)
+    preview = Preview(client, area, edge.caller(Scope.UPLOAD), error, edge.inflight)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[

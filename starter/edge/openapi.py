@@ -67,7 +67,10 @@ def _header(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 _AUTH = {
     "401": _error("missing or invalid API key (UNAUTHENTICATED)"),
-    "403": _error("revoked API key (KEY_REVOKED)"),
+    "403": _error(
+        "revoked API key (KEY_REVOKED), or a key without this operation's scope "
+        "(x-custody-scope; SCOPE_DENIED)"
+    ),
 }
 _STORE = {"503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True)}
 
@@ -79,6 +82,7 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
         "first bytes must match Content-Type (415), and it must arrive at the edge's "
         "minimum rate (408 BODY_TOO_SLOW).",
         "security": [{"apiKey": []}],
+        "x-custody-scope": "upload",
         "parameters": [
             _header("Idempotency-Key", {"type": "string", "pattern": PRINTABLE}),
             _header("Custody-Source-Id", {"type": "string", "pattern": SOURCE_ID}),
@@ -128,7 +132,12 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
 
 
 def _read(
-    op_id: str, summary: str, param: tuple[str, str, str], ok: dict[str, Any], missing: str
+    op_id: str,
+    summary: str,
+    param: tuple[str, str, str],
+    ok: dict[str, Any],
+    missing: str,
+    scope: str = "read",
 ) -> dict[str, Any]:
     """A GET of one of the caller's things by its id in the path."""
     name, pattern, malformed = param
@@ -138,6 +147,7 @@ def _read(
             "operationId": op_id,
             "summary": summary,
             "security": [{"apiKey": []}],
+            "x-custody-scope": scope,
             "parameters": [{"name": name, "in": "path", "required": True, "schema": schema}],
             "responses": {
                 "200": ok,
@@ -172,6 +182,7 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
                 "description": "The same request again joins the same release: its id derives "
                 "from tenant, recipient, policy hash and documents.",
                 "security": [{"apiKey": []}],
+                "x-custody-scope": "release",
                 "requestBody": {
                     "required": True,
                     "content": {"application/json": {"schema": _ref("ReleaseRequest")}},
@@ -192,12 +203,14 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
             ("release_id", RELEASE_ID, "not a release id (BAD_REQUEST)"),
             _answer("the release, with its files once delivered", "Release"),
             "no such release for this tenant (NOT_FOUND)",
+            scope="release",
         ),
         "/metrics": {
             "get": {
                 "operationId": "metrics",
-                "summary": "Prometheus metrics (any tenant's API key)",
+                "summary": "Prometheus metrics (a key with the admin scope)",
                 "security": [{"apiKey": []}],
+                "x-custody-scope": "admin",
                 "responses": {
                     "200": {
                         "description": "text exposition",
@@ -266,7 +279,14 @@ def document(limits: PolicyLimits) -> dict[str, Any]:
     """The OpenAPI document for an edge enforcing ``limits``."""
     return {
         "openapi": "3.0.3",
-        "info": {"title": "Custody intake edge", "version": "1.1.0"},
+        "info": {
+            "title": "Custody intake edge",
+            "version": "1.2.0",
+            "description": "Every operation needs its scope on the caller's API key "
+            "(x-custody-scope: upload, read, release, review or admin); a key without it "
+            "is answered 403 SCOPE_DENIED. Keys from before scopes hold legacy-all "
+            "(every scope), which production refuses.",
+        },
         "paths": _paths(limits),
         "components": {
             "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},

@@ -44,6 +44,7 @@ def preview_path(limits: PolicyLimits) -> dict[str, Any]:
             "read on the OCR workers; nothing is kept: no document workflow, no stored "
             "object (the scratch copies are deleted), no ledger entry.",
             "security": [{"apiKey": []}],
+            "x-custody-scope": "upload",
             "requestBody": {
                 "required": True,
                 "content": {
@@ -60,7 +61,7 @@ def preview_path(limits: PolicyLimits) -> dict[str, Any]:
                 },
                 "400": _error("malformed request: BAD_HEADER, LENGTH_MISMATCH, EMPTY"),
                 "401": _error("missing or invalid API key (UNAUTHENTICATED)"),
-                "403": _error("revoked API key (KEY_REVOKED)"),
+                "403": _error("revoked API key (KEY_REVOKED) or no upload scope (SCOPE_DENIED)"),
                 "408": _error("the body arrived too slowly (BODY_TOO_SLOW)"),
                 "413": _error("over the byte, page or pixel limit (TOO_LARGE, PAGE_LIMIT, ...)"),
                 "415": _error("unsupported or mismatched content type (UNSUPPORTED_TYPE)"),

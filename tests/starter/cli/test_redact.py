@@ -24,15 +24,17 @@ from activities.engines.base import OcrEngine
 from activities.redact.plan import normal
 from activities.redact.policy import DEFAULT_REDACTION, RedactionPolicy
 from activities.redact.view import SignedView
+from custody.ledger.events import Ledger
 from custody.redactions import redact_workflow_id, view_key
 from custody.settings import Settings
 from starter.bench.referrals import write_set
 from starter.cli.output import Exit
-from starter.cli.redact import ask
+from starter.cli.redact import approval, ask
 from starter.cli.registry import build_parser
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
 from tests.helpers import loaded_by, make_settings, running_pipeline
+from tests.identities import as_person
 from tests.workflows.test_replay import replay_and_keep
 
 
@@ -43,6 +45,8 @@ class Published:
     tenant: str
     sha256: str
     truth: dict[str, str]
+    #: Acting as the reviewer who approves the views (custody.operators).
+    reviewer: Settings
 
 
 @pytest.fixture(scope="module")
@@ -60,19 +64,22 @@ async def published(
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
         sub = await submit(custody, path, tenant=tenant)
         assert (await wait(custody, sub.sha256, tenant=tenant)).state == "published"
-    return Published(settings, custody, tenant, sub.sha256, truth)
+    reviewer = as_person(settings, "reviewer", store=custody.store)
+    return Published(settings, custody, tenant, sub.sha256, truth, reviewer)
 
 
 def _args(p: Published, *extra: str) -> argparse.Namespace:
-    argv = ["redact", p.sha256, "--json", "--tenant", p.tenant, "--by", "reviewer@test", *extra]
+    argv = ["redact", p.sha256, "--json", "--tenant", p.tenant, *extra]
     return build_parser(argv).parse_args(argv)
 
 
 async def _ask(p: Published, policy: RedactionPolicy, *extra: str) -> tuple[int, dict[str, Any]]:
     """The command's handler, in this process, on the published store: status and JSON."""
     printed = io.StringIO()
+    args = _args(p, *extra)
+    by = approval(p.reviewer, p.custody.store, args, policy.sha256())  # the command's first step
     with redirect_stdout(printed):
-        status = await ask(_args(p, *extra), p.custody, policy)
+        status = await ask(args, p.custody, policy, by)
     # The in-process worker's log lines land on stdout too: the answer is the JSON document.
     out = printed.getvalue()
     start = 0 if out.startswith("{") else out.index("\n{") + 1
@@ -108,7 +115,9 @@ async def test_redact_cli_asks_the_io_worker_and_prints_the_signed_view(
     assert status == Exit.OK
     assert (body["view_key"], body["pdf_sha256"]) == (key, signed.view.pdf_sha256)
     assert body["regions"] == len(signed.view.entries) > 0 and body["check"]["leaks"] == 0
-    assert body["approved_by"] == "reviewer@test" and body["event"]["seq"] >= 0
+    assert body["approved_by"] == "reviewer" and body["event"]["seq"] >= 0
+    approvals = Ledger(p.custody.store, p.tenant).for_document(p.sha256)
+    assert ("redaction_approved", "reviewer") in [(e.kind, e.actor) for e in approvals]
     wid = redact_workflow_id(p.sha256, p.tenant, DEFAULT_REDACTION.sha256())
     history = await temporal_client.get_workflow_handle(wid).fetch_history()
     await replay_and_keep(temporal_client, wid, "redact")  # and saved, when recording

@@ -30,6 +30,7 @@ from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.edge import tenants
 from starter.edge.openapi import document
+from starter.edge.scopes import MINTABLE
 from tests.helpers import make_settings, running_pipeline
 from tests.starter.edge.conftest import QuickEngine, png
 
@@ -101,7 +102,7 @@ async def served_edge(
     """``custody serve`` in a child process, the workers here: its base URL and an API key."""
     settings = make_settings(tmp_path / "home", temporal_address)
     store = LocalStore(settings.objects_dir)
-    _, key = tenants.add(store, "contract")
+    _, key = tenants.add(store, "contract", scopes=MINTABLE)  # every route's scope
     port = _free_port()
     env = {
         **os.environ,
