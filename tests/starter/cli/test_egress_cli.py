@@ -1,7 +1,7 @@
 """Egress from the command line: recipients, policies, release, egress ls|verify|identify.
 
-One real document is published for the module (the default Tesseract engine)
-and released once through ``custody release --wait`` to a real outbox
+The session's published scan (``tests/published.py``), in this module's copy,
+is released once through ``custody release --wait`` to a real outbox
 directory; the read-only tests share that release. The tests that tamper with
 it put every byte back before they end.
 """
@@ -37,9 +37,12 @@ from starter.cli.egress import trust_anchor
 from starter.cli.identify import identify
 from starter.client.release import release, wait_release
 from starter.evidence.verify.egress import verify_release
-from tests.helpers import cli, custody_cli, make_settings, publish_scan, running_pipeline
+from tests.helpers import cli, custody_cli, running_pipeline
+from tests.published import Published, copy_published
 
-RECIPIENT = "clinic-b"
+# Of this module alone: the copies of the session's store share the tenant, so a release
+# to a recipient another module also uses would have the same release ID.
+RECIPIENT = "clinic-e"
 
 
 @dataclass
@@ -67,25 +70,23 @@ class Released:
 @pytest.fixture(scope="module")
 async def released(
     temporal_client: Client,
-    temporal_address: str,
+    published_once: Published,
     tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
     ocr_engine: OcrEngine,
 ) -> Released:
-    tenant = "cli-egress-" + os.urandom(4).hex()
+    """The session's published scan, in this module's copy, released once here."""
     home = tmp_path_factory.mktemp("cli-egress")
-    settings = make_settings(home, temporal_address, egress_delivery_attempts=1)
-    outbox = home / "outbox"
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sha = await publish_scan(custody, corpus, tenant)
+    p = copy_published(published_once, home, egress_delivery_attempts=1)
+    settings, tenant, outbox = p.settings, p.tenant, home / "outbox"
+    async with running_pipeline(temporal_client, settings, ocr_engine, with_ocr_worker=False):
         rc, _ = await custody_cli(
             settings, "recipients", "add", RECIPIENT, "--outbox", str(outbox), tenant=tenant
         )
         assert rc == 0
         rc, answer = await custody_cli(
-            settings, "release", sha, "--to", RECIPIENT, "--wait", tenant=tenant
+            settings, "release", p.sha256, "--to", RECIPIENT, "--wait", tenant=tenant
         )
-    return Released(settings, tenant, sha, outbox, rc, answer)
+    return Released(settings, tenant, p.sha256, outbox, rc, answer)
 
 
 def _outbox_files(outbox: Path) -> list[str]:

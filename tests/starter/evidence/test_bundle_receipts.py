@@ -1,5 +1,6 @@
 """Evidence bundles carry the signed receipts of a document's releases, verifiable offline.
 
+<<<<<<< HEAD
 Two real documents are published for the module (the default Tesseract
 engine); then the signing key is rotated, as a deployment would, and the first
 document is released once to an outbox recipient, so its receipt is signed by
@@ -7,14 +8,21 @@ a newer key than its record, and then both together (a release of several,
 whose egress event commits to each by a salted hash). The bundle's own
 ``verify_bundle.py`` runs in a subprocess on the unzipped bundle, with nothing
 from Custody importable.
+=======
+Two real documents are published once for the session (the session's engine);
+then, in a copy, the signing key is rotated, as a deployment would, and the
+first document is released once to an outbox recipient, so its receipt is
+signed by a newer key than its record (``tests/published.py``). This module
+and ``test_verify_bundle_bytes`` each start from a copy of that home. The
+bundle's own ``verify_bundle.py`` runs in a subprocess on the unzipped bundle,
+with nothing from Custody importable.
+>>>>>>> wt/speed
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import zipfile
@@ -22,22 +30,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
 from custody.canonical import canonical_json
 from custody.ledger.signing import local_public_keys, rotate
 from custody.models import SignedRecord
 from custody.settings import Settings
-from custody.state.egress import SignedReceipt, add_recipient
+from custody.state.egress import SignedReceipt
 from custody.stores.local import LocalStore
-from starter.client.release import release, wait_release
-from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import fingerprint
-from tests.helpers import make_settings, recipient, running_pipeline
+from tests.published import Released as ReleasedOnce
+from tests.published import copy_published
 
 
 @dataclass
@@ -55,6 +60,7 @@ class Released:
 
 
 @pytest.fixture(scope="module")
+<<<<<<< HEAD
 async def released(
     temporal_client: Client,
     temporal_address: str,
@@ -85,6 +91,12 @@ async def released(
     assert done.state is both.state is eg.ReleaseState.DELIVERED, (done, both)
     ids_ = (done.release_id, both.release_id)
     return Released(settings, tenant, subs[0].sha256, subs[1].sha256, *ids_)
+=======
+def released(released_once: ReleasedOnce, tmp_path_factory: pytest.TempPathFactory) -> Released:
+    """The session's two published documents after a rotation and one release, copied."""
+    p = copy_published(released_once.published, tmp_path_factory.mktemp("bundle-receipts"))
+    return Released(p.settings, p.tenant, p.sha256, p.other, released_once.release_id)
+>>>>>>> wt/speed
 
 
 def _unzipped(r: Released, sha256: str, tmp_path: Path) -> Path:

@@ -1,8 +1,8 @@
 """Evidence that holds up: signed records, the ledger, verification, bundles.
 
-One real document is published once for the module (real dev server, the real
-default Tesseract engine); each tampering case then works on its own copy of
-the store.
+One real document, published once for the session (real dev server, the
+session's engine: ``tests/published.py``), is copied for the module; each
+tampering case then works on its own copy of the store.
 """
 
 from __future__ import annotations
@@ -17,19 +17,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from custody import ids
 from custody.ledger.events import Ledger
 from custody.ledger.signing import local_public_keys, public_keys, rotate
 from custody.models import SignedRecord
-from custody.settings import Settings
 from custody.stores.local import LocalStore
-from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import TrustAnchors, fingerprint
 from starter.evidence.verify.document import verify_document, verify_ledger
+<<<<<<< HEAD
 from tests.custody.ledger.forge import bundle_file, replace_event, swap_events
 from tests.helpers import make_settings, running_pipeline
 
@@ -37,27 +34,15 @@ from tests.helpers import make_settings, running_pipeline
 class Published:
     def __init__(self, settings: Settings, sha256: str, tenant: str) -> None:
         self.settings, self.sha256, self.tenant = settings, sha256, tenant
+=======
+from tests.published import Published, copy_published
+>>>>>>> wt/speed
 
 
 @pytest.fixture(scope="module")
-async def published(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-) -> Published:
-    tenant = "evidence-" + os.urandom(4).hex()
-    settings = make_settings(tmp_path_factory.mktemp("evidence"), temporal_address)
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sub = await submit(
-            custody,
-            corpus / "ocr_gt" / "tess_phototest.tif",
-            tenant=tenant,
-            signer={"station": "scanner-7"},
-        )
-        await wait(custody, sub.sha256, tenant=tenant)
-    return Published(settings, sub.sha256, tenant)
+def published(published_once: Published, tmp_path_factory: pytest.TempPathFactory) -> Published:
+    """The session's published phototest scan (signed from scanner-7), in this module's copy."""
+    return copy_published(published_once, tmp_path_factory.mktemp("evidence"))
 
 
 def _copy(published: Published, tmp_path: Path) -> LocalStore:

@@ -10,12 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from custody import cpus
 from starter.bench.sched import helper_pids
-
-pytestmark = pytest.mark.slow
 
 SERVICES = {"temporal", "codec-server", "witness", "worker-io", "worker-ocr"}
 
