@@ -140,14 +140,9 @@ async def test_edge_contract_schemathesis_finds_nothing(
         "--checks",
         "all",
         "--max-examples",
-<<<<<<< HEAD
-        str(MAX_EXAMPLES),
+        str(examples),
         # Deterministic by default; CUSTODY_SCHEMATHESIS_SEED=N runs another seed's cases.
         *(["--seed", _SEED] if _SEED else ["--generation-deterministic"]),
-=======
-        str(examples),
-        "--generation-deterministic",
->>>>>>> wt/speed
         # Not stateful: about 50 s on its own here, over links Schemathesis infers.
         "--phases",
         "examples,coverage,fuzzing",

@@ -1,26 +1,18 @@
 """Evidence bundles carry the signed receipts of a document's releases, verifiable offline.
 
-<<<<<<< HEAD
-Two real documents are published for the module (the default Tesseract
-engine); then the signing key is rotated, as a deployment would, and the first
-document is released once to an outbox recipient, so its receipt is signed by
-a newer key than its record, and then both together (a release of several,
-whose egress event commits to each by a salted hash). The bundle's own
-``verify_bundle.py`` runs in a subprocess on the unzipped bundle, with nothing
-from Custody importable.
-=======
 Two real documents are published once for the session (the session's engine);
 then, in a copy, the signing key is rotated, as a deployment would, and the
 first document is released once to an outbox recipient, so its receipt is
-signed by a newer key than its record (``tests/published.py``). This module
-and ``test_verify_bundle_bytes`` each start from a copy of that home. The
-bundle's own ``verify_bundle.py`` runs in a subprocess on the unzipped bundle,
-with nothing from Custody importable.
->>>>>>> wt/speed
+signed by a newer key than its record (``tests/published.py``); here both are
+then released together (a release of several, whose egress event commits to
+each by a salted hash). This module and ``test_verify_bundle_bytes`` each start
+from a copy of that home. The bundle's own ``verify_bundle.py`` runs in a
+subprocess on the unzipped bundle, with nothing from Custody importable.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import subprocess
@@ -30,17 +22,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from temporalio.client import Client
 
+from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
 from custody.canonical import canonical_json
 from custody.ledger.signing import local_public_keys, rotate
 from custody.models import SignedRecord
 from custody.settings import Settings
-from custody.state.egress import SignedReceipt
+from custody.state.egress import SignedReceipt, add_recipient
 from custody.stores.local import LocalStore
+from starter.client.release import release, wait_release
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import fingerprint
+from tests.helpers import recipient, running_pipeline
 from tests.published import Released as ReleasedOnce
 from tests.published import copy_published
 
@@ -60,43 +56,27 @@ class Released:
 
 
 @pytest.fixture(scope="module")
-<<<<<<< HEAD
 async def released(
-    temporal_client: Client,
-    temporal_address: str,
+    released_once: ReleasedOnce,
     tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
+    temporal_client: Client,
     ocr_engine: OcrEngine,
 ) -> Released:
+    """The session's two published documents after a rotation and one release, copied;
+    then both released together, to a recipient of this copy's own (its own outbox)."""
     home = tmp_path_factory.mktemp("bundle-receipts")
-    settings = make_settings(home, temporal_address, egress_delivery_attempts=2)
-    tenant = "receipts-" + os.urandom(4).hex()
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        subs = [
-            await submit(custody, corpus / "ocr_gt" / name, tenant=tenant)
-            for name in ("tess_phototest.tif", "funsd_86263525.png")
-        ]
-        for sub in subs:
-            await wait(custody, sub.sha256, tenant=tenant)
-    rotate(settings.signing_path, development=True)  # the release worker signs with the new key
+    p = copy_published(released_once.published, home)
     async with running_pipeline(
-        temporal_client, settings, ocr_engine, with_ocr_worker=False
+        temporal_client, p.settings, ocr_engine, with_ocr_worker=False
     ) as custody:
-        add_recipient(custody.store, recipient(tenant, "clinic-b", home / "outbox"))
-        started = await release(custody, [subs[0].sha256], to="clinic-b", tenant=tenant, actor="op")
-        done = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
-        docs = [s.sha256 for s in subs]
-        started = await release(custody, docs, to="clinic-b", tenant=tenant, actor="op")
+        add_recipient(custody.store, recipient(p.tenant, "clinic-r", home / "outbox-r"))
+        docs = [p.sha256, p.other]
+        started = await release(custody, docs, to="clinic-r", tenant=p.tenant, actor="op")
         both = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
-    assert done.state is both.state is eg.ReleaseState.DELIVERED, (done, both)
-    ids_ = (done.release_id, both.release_id)
-    return Released(settings, tenant, subs[0].sha256, subs[1].sha256, *ids_)
-=======
-def released(released_once: ReleasedOnce, tmp_path_factory: pytest.TempPathFactory) -> Released:
-    """The session's two published documents after a rotation and one release, copied."""
-    p = copy_published(released_once.published, tmp_path_factory.mktemp("bundle-receipts"))
-    return Released(p.settings, p.tenant, p.sha256, p.other, released_once.release_id)
->>>>>>> wt/speed
+    assert both.state is eg.ReleaseState.DELIVERED, both
+    return Released(
+        p.settings, p.tenant, p.sha256, p.other, released_once.release_id, both.release_id
+    )
 
 
 def _unzipped(r: Released, sha256: str, tmp_path: Path) -> Path:

@@ -26,17 +26,8 @@ from custody.stores.local import LocalStore
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import TrustAnchors, fingerprint
 from starter.evidence.verify.document import verify_document, verify_ledger
-<<<<<<< HEAD
 from tests.custody.ledger.forge import bundle_file, replace_event, swap_events
-from tests.helpers import make_settings, running_pipeline
-
-
-class Published:
-    def __init__(self, settings: Settings, sha256: str, tenant: str) -> None:
-        self.settings, self.sha256, self.tenant = settings, sha256, tenant
-=======
 from tests.published import Published, copy_published
->>>>>>> wt/speed
 
 
 @pytest.fixture(scope="module")
