@@ -16,11 +16,11 @@ from activities.fields.classify import classify
 from activities.fields.form import read_pairs
 from activities.fields.layout import Line, page_lines
 from activities.fields.receipt import read_receipt
-from activities.fields.referral import read_referral
-from custody.fields import DocType, Extraction
+from activities.fields.referral import BARS, read_referral
+from custody.fields import DocType, Extraction, FoundField
 from custody.models import PageText
 
-__all__ = ["extract"]
+__all__ = ["extract", "unbarred"]
 
 
 def extract(
@@ -35,3 +35,14 @@ def extract(
     if kind.type == DocType.RECEIPT:
         return Extraction(classification=kind, fields=read_receipt(lines))
     return Extraction(classification=kind, pairs=read_pairs(lines))
+
+
+def unbarred(pages: list[PageText]) -> dict[str, FoundField]:
+    """A referral's fields as read before their bars: each reading's value and confidence.
+
+    Not for publishing: ``custody bench fields`` measures from these how often a
+    reading is wrong per confidence band, which is what the bars are set from.
+    """
+    ordered = sorted(pages, key=lambda p: p.page)
+    lines = [line for page in ordered for line in page_lines(page)]
+    return read_referral(ordered, lines, dict.fromkeys(BARS, 0.0))
