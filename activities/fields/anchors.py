@@ -119,6 +119,8 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
             for kind, parts, colon in wanted:
                 score = _match(words, start, parts)
                 end = start + len(parts)
+                if score and not _together(line.tokens[start:end]):
+                    score = 0.0  # "Consent | Given": a cell's label and the next cell's value
                 if colon and score and not _colon_or_alone(line.tokens, start, end):
                     score = 0.0
                 if score > 0:
@@ -131,6 +133,12 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
         ):
             kept.append(anchor)
     return sorted(kept, key=lambda a: (a.line, a.start))
+
+
+def _together(tokens: Sequence[Token]) -> bool:
+    """A label's words sit together: none further from the last than two letters high."""
+    h = max(t.height for t in tokens)
+    return all(b.x0 - a.x1 <= _WIDE * h for a, b in zip(tokens, tokens[1:], strict=False))
 
 
 def _colon_or_alone(tokens: Sequence[Token], start: int, end: int) -> bool:

@@ -34,6 +34,20 @@ CUES: dict[DocType, frozenset[str]] = {
             "patient",
             "outpatient",
             "appointment",
+            # Words of clinical letters and forms that name no field (issue #27).
+            "referrals",
+            "refer",
+            "nhs",
+            "gp",
+            "surgery",
+            "diagnosis",
+            "clinical",
+            "symptoms",
+            "practitioner",
+            "doctor",
+            "hospital",
+            "treatment",
+            "trial",
         ]
     ),
     DocType.RECEIPT: frozenset(

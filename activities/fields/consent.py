@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from activities.fields.anchors import Anchor
 from activities.fields.choose import Reading, decide, ocr_confidence
 from activities.fields.layout import Line, Token, joined, span
-from activities.fields.negation import polarity, speaks_of_consent
+from activities.fields.negation import deciding, polarity, speaks_of_consent
 from activities.fields.normalise import consent_word
 from custody.fields import FoundField
 from custody.models import Mark, PageText
@@ -35,7 +35,7 @@ from custody.models import Mark, PageText
 MARKED = 0.10
 EMPTY = 0.03
 #: How sure each kind of evidence is when OCR was sure of its words (measured, see BARS).
-OPTIONS, WRITTEN, STATEMENT, SENTENCE = 0.96, 0.93, 0.94, 0.92
+OPTIONS, WRITTEN, STATEMENT, SENTENCE = 0.96, 0.93, 0.94, 0.95
 #: A statement ticked with no opposite statement left empty beside it is less sure.
 LONE = 0.94
 
@@ -164,7 +164,9 @@ def _from_sentences(
         if answer is None:
             found.append(_Evidence(None, None))
             continue
-        reading = Reading(answer, tuple(words), SENTENCE * ocr_confidence(words), "sentence")
+        decisive = [words[i] for i in deciding(text) if i < len(words)]
+        sure = SENTENCE * ocr_confidence(decisive or words)
+        reading = Reading(answer, tuple(words), sure, "sentence")
         found.append(_Evidence(answer, reading))
     return found
 

@@ -163,10 +163,12 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         "Admitted:",
         "Discharged:",
     ),
+    #: Who sent a fax or a memo: a clinic, a clinician, or both ("Dr Jones, Castlegate Surgery").
+    "sender": ("From:", "Sender:", "Sent by"),
     "name": ("Patient name", "Pt name", "Participant name", "Full name", "Name:", "Patient:"),
     "other": tuple(
         f"{word}:"
-        for word in ("To", "From", "Pages", "Re", "Phone", "Tel", "Fax", "Address", "Cc", "Email")
+        for word in ("To", "Pages", "Re", "Phone", "Tel", "Fax", "Address", "Cc", "Email")
     ),
 }
 

@@ -4,8 +4,9 @@ Read only when no label gives the field (``referral``), and less surely than a
 label: the letter's date is a line that is a date and nothing else, above the
 salutation; the clinician is the name under the closing ("Yours sincerely");
 the reason is the phrase after a referral's usual words for it ("regarding",
-"who presents with") up to the end of its sentence. A page with two such
-dates, or two names, gives two readings, which disagree: review.
+"who presents with") up to the end of its sentence; a fax cover's or a memo's
+"From:" names the clinic, the clinician or both, a comma between them. A page
+with two such dates, or two names, gives two readings, which disagree: review.
 """
 
 from __future__ import annotations
@@ -13,12 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from activities.fields import values
+from activities.fields.anchors import Anchor
 from activities.fields.choose import Reading, ocr_confidence
 from activities.fields.layout import Line, Token, joined
 from activities.fields.normalise import DateHit, dates_in, plain_text
 
-#: How sure each reading is when OCR was sure of its words (see referral.BARS).
-DATE_LINE, SIGNATURE, REASON_CUE = 0.9, 0.9, 0.88
+#: How sure each reading is when OCR was sure of its words (see referral.BARS): none
+#: of the first three was wrong on the tuning split (13, 24 and 10 readings); "From:"
+#: had no reading there to measure, so it stays below every bar until it has.
+DATE_LINE, SIGNATURE, REASON_CUE, SENDER = 0.92, 0.92, 0.93, 0.85
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 _SALUTATION = re.compile(r"^(dear|to whom)\b", re.I)
 _CLOSING = re.compile(
@@ -44,6 +49,8 @@ _CUE = re.compile(
     re.I,
 )
 _MAX_REASON_WORDS = 8
+_TITLE = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?")
+_CLINIC_WORDS = ("clinic", "practice", "centre", "center", "surgery", "health", "medical")
 _PHRASE_GAP = 2.0  # word heights: words further apart on a line are separate phrases
 
 
@@ -81,9 +88,12 @@ def signatures(lines: Sequence[Line]) -> list[Reading]:
                 break
             text = plain_text(joined(after.tokens))
             roles = {w.lower().strip(".,") for w in text.split()} & _ROLES
-            if _NAME.match(text) and len(after.tokens) <= 5 and not roles:
-                sure = SIGNATURE * ocr_confidence(after.tokens)
-                found.append(Reading(text, tuple(after.tokens), sure, "letter:signature"))
+            checked = values.person(after.tokens)
+            if _NAME.match(text) and checked is not None and not roles:
+                sure = SIGNATURE * checked[2]
+                found.append(
+                    Reading(str(checked[0]), tuple(after.tokens), sure, "letter:signature")
+                )
                 break
     return found
 
@@ -96,12 +106,49 @@ def reasons(lines: Sequence[Line]) -> list[Reading]:
         own = len(joined(line.tokens))
         for cue in _CUE.finditer(joined(words)):
             phrase = _to_full_stop(words[_token_at(words, cue.end()) :])
-            if cue.start() < own and phrase:
-                value = plain_text(joined(phrase))
-                sure = REASON_CUE * ocr_confidence(phrase)
+            checked = values.reason(phrase) if cue.start() < own and phrase else None
+            if checked is not None:
+                value = str(checked[0])
+                sure = REASON_CUE * checked[2]
                 value = value[:1].upper() + value[1:]
                 found.append(Reading(value, tuple(phrase), sure, "letter:sentence"))
     return found
+
+
+def senders(lines: Sequence[Line], anchors: Sequence[Anchor], field: str) -> list[Reading]:
+    """The part of each "From:" value that is a clinic (``field`` "referring_clinic") or a
+    clinician ("clinician"): "From: Dr Jones, Castlegate Surgery" holds both."""
+    parse = values.place if field == "referring_clinic" else values.person
+    found = []
+    for anchor in (a for a in anchors if a.kind == "sender"):
+        line = lines[anchor.line]
+        stop = min(
+            (a.start for a in anchors if a.line == anchor.line and a.start >= anchor.end),
+            default=len(line.tokens),
+        )
+        for part in _comma_parts(line.tokens[anchor.end : stop]):
+            text = joined(part).lower()
+            clinic = any(w in text for w in _CLINIC_WORDS)
+            titled = bool(_TITLE.match(joined(part)))
+            if (field == "referring_clinic" and clinic and not titled) or (
+                field == "clinician" and titled
+            ):
+                checked = parse(part)
+                if checked is not None:
+                    sure = SENDER * checked[2]
+                    found.append(
+                        Reading(str(checked[0]).rstrip(","), tuple(part), sure, "letter:from")
+                    )
+    return found
+
+
+def _comma_parts(tokens: Sequence[Token]) -> list[list[Token]]:
+    parts: list[list[Token]] = [[]]
+    for tok in tokens:
+        parts[-1].append(tok)
+        if tok.text.endswith(","):
+            parts.append([])
+    return [p for p in parts if p]
 
 
 def _sentence_from(lines: Sequence[Line], n: int) -> list[Token]:

@@ -56,6 +56,22 @@ def polarity(text: str) -> bool | None:
     return verdicts.pop()
 
 
+def deciding(text: str) -> list[int]:
+    """The indexes of the words (split on spaces) the answer rests on: each consent
+    wording and the words within a trigger's reach of it. A misread elsewhere
+    in the sentence cannot change the answer; one here can."""
+    lowered = " ".join(text.lower().replace("\u2019", "'").split())
+    starts = [m.start() for m in re.finditer(r"\S+", lowered)]
+    found: set[int] = set()
+    for target in _TARGET.finditer(lowered):
+        before = _clause_before(lowered[: target.start()]).split()
+        after = _clause_after(lowered[target.end() :]).split()
+        first = sum(1 for s in starts if s < target.start()) - len(before)
+        last = sum(1 for s in starts if s < target.end()) + len(after)
+        found.update(range(max(0, first), min(len(starts), last)))
+    return sorted(found)
+
+
 def _verdict(text: str, target: re.Match[str]) -> bool | None:
     glued = re.search(r"[a-z']*$", text[: target.start()])
     if glued and glued.group() not in ("", "i", "a", "the"):
