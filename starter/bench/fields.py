@@ -4,12 +4,13 @@ Every scan with ground truth (``starter.bench.fields_score``) is submitted to a
 throwaway stack of separate processes (``starter.bench.pipeline``) **without
 its type**, so classification is measured with the fields. Referrals come from
 the corpus when it holds any, else ``--referrals N`` are drawn from each of
-three sets into a temporary folder (seed ``--seed``): the first generator
-(``starter.bench.referrals``) and the second's tuning families, both the
-**tuning** split, and the second's held-out families and wordings, the
-**held_out** split (``starter.bench.referrals_b``), which the readers were
-never tuned on. A document that was not published counts each of its fields
-as missing. Each published referral is also read again with its bars at zero
+four sets into a temporary folder (seed ``--seed``): the first generator
+(``starter.bench.referrals``), the second's tuning families and the families
+of its first held-out split (measured once, then tuned on), all three the
+**tuning** split; and the second's held-out families and wordings, the
+**held_out** split (``starter.bench.referrals_b``), never tuned on. A
+document that was not published counts each of its fields as missing. Each
+published referral is also read again with its bars at zero
 (``activities.fields.unbarred``) for the confidence bands.
 
 JSON: ``documents``, ``states``, ``classification_accuracy``, ``fields`` (per
@@ -74,11 +75,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def drawn_referrals(out: Path, count: int, seed: int) -> list[tuple[Path, Truth]]:
-    """``count`` referrals from each set: the first generator's, the second's two splits."""
+    """``count`` referrals from each set: the first generator's, the second's three sets."""
     write_set(out / "a", count, seed)
-    write_set_b(out / "b-tuning", count, seed, "tuning")
-    write_set_b(out / "b-held-out", count, seed, "held_out")
-    return [doc for part in ("a", "b-tuning", "b-held-out") for doc in scans(out / part, None)]
+    for split in ("tuning", "seen", "held_out"):
+        write_set_b(out / f"b-{split}", count, seed, split)
+    parts = ("a", "b-tuning", "b-seen", "b-held_out")
+    return [doc for part in parts for doc in scans(out / part, None)]
 
 
 async def _bench(docs: list[tuple[Path, Truth]], settings: Settings) -> dict[str, Tally]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from PIL import Image
 
+from starter.bench.referrals_b_held import checklist, email
 from starter.bench.referrals_b_pages import (
     Sheet,
     consent_options,
@@ -230,4 +231,6 @@ FAMILIES: dict[str, Callable[[Drawn], list[Image.Image]]] = {
     "banner": _banner,
     "memo": _memo,
     "sectioned": _sectioned,
+    "checklist": checklist,
+    "email": email,
 }

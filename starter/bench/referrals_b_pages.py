@@ -3,7 +3,8 @@
 A ``Sheet`` is an A4 page at 200 dpi in one of the DejaVu faces (Pillow's
 own face stands in where DejaVu is not installed); consent is put as a
 statement beside a ticked box, a pair of options, a sentence or a word, in
-the wordings below (``*_RESERVED``: held-out split only). ``finish`` scans
+the wordings below (``*_RESERVED``: the first held-out split's, now tuned on;
+``*_HELD``: today's held-out split only). ``finish`` scans
 the pages with the degradations a referral may get. The families themselves
 are in ``starter.bench.referrals_b_forms``.
 """
@@ -63,6 +64,16 @@ DENY_SENTENCES_RESERVED = (
 )
 OPTIONS = (("Yes", "No"), ("Given", "Declined"))
 OPTIONS_RESERVED = (("Y", "N"), ("Granted", "Refused"))
+#: Today's held-out split only.
+AFFIRM_SENTENCES_HELD = (
+    "They have agreed that we can share this referral with you.",
+    "Permission to share these details has been given.",
+)
+DENY_SENTENCES_HELD = (
+    "They asked us not to share their records.",
+    "Sharing of these notes has been refused.",
+)
+OPTIONS_HELD = (("Agree", "Disagree"), ("Yes", "No"))
 
 
 def font(face: str, size: int) -> ImageFont.FreeTypeFont:
@@ -134,6 +145,7 @@ def consent_statements(
 def consent_options(sheet: Sheet, x: float, y: float, drawn: Drawn, size: int = 28) -> None:
     """The consent label, then a box before each of two options (yes/no and the like)."""
     options = OPTIONS + (OPTIONS_RESERVED if drawn.held_out else ())
+    options += OPTIONS_HELD if drawn.fresh else ()
     yes, no = drawn.rng.choice(options)
     at = sheet.text(x, y, f"{drawn.labels['consent']}:", size) + 36
     for word, marked in ((yes, bool(drawn.truth["consent"])), (no, not drawn.truth["consent"])):
@@ -146,6 +158,8 @@ def consent_sentence(drawn: Drawn) -> str:
     pool: tuple[str, ...] = AFFIRM_SENTENCES if given else DENY_SENTENCES
     if drawn.held_out:
         pool += AFFIRM_SENTENCES_RESERVED if given else DENY_SENTENCES_RESERVED
+    if drawn.fresh:
+        pool += AFFIRM_SENTENCES_HELD if given else DENY_SENTENCES_HELD
     return drawn.rng.choice(pool)
 
 

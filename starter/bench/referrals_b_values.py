@@ -1,7 +1,8 @@
 """What the second referral generator draws: wordings, values and how dates are printed.
 
-Each pool has its common wordings and, in ``*_RESERVED``, wordings drawn only
-for the held-out split (``starter.bench.referrals_b``), never for tuning.
+Each pool has its common wordings; ``*_RESERVED`` ones, drawn for the families
+that were the first held-out split (measured once, studied, now tuned on); and
+``*_HELD`` ones, drawn only for today's held-out split (``starter.bench.referrals_b``).
 """
 
 from __future__ import annotations
@@ -79,6 +80,19 @@ MONTHS = (
 )
 _ID_FORMATS = ("SUB-{:04d}-{:02d}", "STU/{:05d}", "KX{:04d}", "P{:03d} {:03d}")
 _ID_FORMATS_RESERVED = ("RCT.2024.{:04d}", "T{:01d}-{:05d}", "SP/{:02d}/{:04d}")
+_ID_FORMATS_HELD = ("VOL-{:05d}", "{:02d}-{:04d}-07")
+LABELS_HELD: dict[str, tuple[str, ...]] = {
+    "participant_id": ("Participant code", "Volunteer ID", "Study subject number"),
+    "referral_date": ("Date of request", "Requested on"),
+    "clinician": ("Requested by", "Referring professional"),
+    "referring_clinic": ("Originating clinic", "Referred from"),
+    "reason": ("What is the problem?", "Reason for request"),
+    "consent": ("Has the patient consented to sharing?", "Information sharing agreed?"),
+    "patient": ("Full name",),
+    "dob": ("Date of birth",),
+    "nhs": ("NHS no",),
+    "other_date": ("Next clinic date",),
+}
 
 
 def _ordinal(n: int) -> str:
@@ -93,6 +107,10 @@ DATES: dict[str, Callable[[date], str]] = {
     "us": lambda d: f"{MONTHS[d.month - 1]} {d.day}, {d.year}",
     "ordinal": lambda d: f"{_ordinal(d.day)} {MONTHS[d.month - 1]} {d.year}",
 }
+DATES_HELD: dict[str, Callable[[date], str]] = {
+    "short_mon_yy": lambda d: f"{d.day} {MONTHS[d.month - 1][:3]} {d.year % 100:02d}",
+    "ymd_slash": lambda d: f"{d.year}/{d.month:02d}/{d.day:02d}",
+}
 DATES_RESERVED: dict[str, Callable[[date], str]] = {
     "upper_mon": lambda d: f"{d.day:02d}-{MONTHS[d.month - 1][:3].upper()}-{d.year}",
     "weekday": lambda d: f"{d.strftime('%A')} {d.day} {MONTHS[d.month - 1]} {d.year}",
@@ -106,23 +124,30 @@ class Drawn:
     """What one referral shows: wordings, values as printed, and how consent is put."""
 
     rng: random.Random
+    #: The first held-out split's wordings are drawn (its families, and today's held-out).
     held_out: bool
     labels: dict[str, str]
     shown: dict[str, str]
     truth: dict[str, str | bool]
     mark: str
     meta: dict[str, str] = field(default_factory=dict)
+    #: Today's held-out wordings are drawn too.
+    fresh: bool = False
 
     def date(self, when: date) -> str:
         styles = {**DATES, **DATES_RESERVED} if self.held_out else DATES
+        styles = {**styles, **DATES_HELD} if self.fresh else styles
         return styles[self.rng.choice(sorted(styles))](when)
 
 
-def draw_values(rng: random.Random, held_out: bool) -> Drawn:
+def draw_values(rng: random.Random, held_out: bool, fresh: bool = False) -> Drawn:
     """The document's values, its label wordings and the distractors beside them."""
     pools = {k: v + (LABELS_RESERVED[k] if held_out else ()) for k, v in LABELS.items()}
+    if fresh:
+        pools = {k: v + LABELS_HELD[k] for k, v in pools.items()}
     labels = {name: rng.choice(options) for name, options in pools.items()}
     formats = _ID_FORMATS + (_ID_FORMATS_RESERVED if held_out else ())
+    formats += _ID_FORMATS_HELD if fresh else ()
     pid = rng.choice(formats).format(rng.randrange(1, 10**3), rng.randrange(100))
     referred = date(2025, 2, 1) + timedelta(days=rng.randrange(640))
     truth: dict[str, str | bool] = {
@@ -134,7 +159,7 @@ def draw_values(rng: random.Random, held_out: bool) -> Drawn:
         "reason": rng.choice(REASONS),
     }
     marks = ("cross", "tick", "filled", "slash") if held_out else ("cross", "tick")
-    drawn = Drawn(rng, held_out, labels, {}, truth, rng.choice(marks))
+    drawn = Drawn(rng, held_out, labels, {}, truth, rng.choice(marks), fresh=fresh)
     drawn.shown.update(
         {k: str(v) for k, v in truth.items() if k not in ("consent", "referral_date")},
         referral_date=drawn.date(referred),

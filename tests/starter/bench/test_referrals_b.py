@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from datetime import date
 from pathlib import Path
 
 from starter.bench import referrals, referrals_b_values
-from starter.bench.referrals_b import HELD_OUT, TUNING, generate, write_set
+from starter.bench.referrals_b import HELD_OUT, SEEN, TUNING, generate, write_set
 
 
 def _digest(index: int, seed: int, split: str) -> str:
@@ -24,29 +25,37 @@ def test_referrals_b_same_seed_same_pixels() -> None:
 
 
 def test_referrals_b_write_truth_and_keep_the_splits_apart(tmp_path: Path) -> None:
-    """Each split draws only its own families; truth has ISO dates and a boolean consent."""
-    for split, families in (("tuning", TUNING), ("held_out", HELD_OUT)):
+    """Each set draws only its own families; truth has ISO dates and a boolean consent; the
+    first held-out set, tuned on since, is scored as tuning."""
+    for split, families in (("tuning", TUNING), ("seen", SEEN), ("held_out", HELD_OUT)):
         seen = set()
         for path in write_set(tmp_path / split, 8, seed=2, split=split):
             truth = json.loads(path.with_name(f"{path.stem}.fields.json").read_text())
-            assert truth["type"] == "referral" and truth["drawn"]["split"] == split
+            scored = "held_out" if split == "held_out" else "tuning"
+            assert truth["type"] == "referral" and truth["drawn"]["split"] == scored
             date.fromisoformat(truth["fields"]["referral_date"])
             assert isinstance(truth["fields"]["consent"], bool)
             seen.add(truth["drawn"]["layout"])
         assert seen == set(families)
-    assert not set(TUNING) & set(HELD_OUT)
+    assert not set(TUNING) & set(HELD_OUT) and not set(SEEN) & set(HELD_OUT)
 
 
-def test_referrals_b_reserved_wordings_are_drawn_only_for_the_held_out_split() -> None:
-    """No label wording of the reserved pools appears in a tuning referral's drawing."""
-    reserved = {w for pool in referrals_b_values.LABELS_RESERVED.values() for w in pool}
-    import random
-
+def test_referrals_b_held_out_wordings_are_drawn_only_for_the_held_out_split() -> None:
+    """No wording of the held-out pools appears in a tuning or seen referral's drawing."""
+    held = {w for pool in referrals_b_values.LABELS_HELD.values() for w in pool}
+    held -= {w for pool in referrals_b_values.LABELS.values() for w in pool}
     for index in range(60):
-        drawn = referrals_b_values.draw_values(random.Random(index), held_out=False)
-        assert not set(drawn.labels.values()) & reserved
-    held = [referrals_b_values.draw_values(random.Random(i), held_out=True) for i in range(60)]
-    assert any(set(d.labels.values()) & reserved for d in held)
+        for tier in (False, True):
+            drawn = referrals_b_values.draw_values(random.Random(index), held_out=tier)
+            assert not set(drawn.labels.values()) & held
+    fresh = [referrals_b_values.draw_values(random.Random(i), True, True) for i in range(60)]
+    assert any(set(d.labels.values()) & held for d in fresh)
+
+
+def test_referrals_b_seen_set_is_the_first_held_out_split_unchanged() -> None:
+    """The first held-out split, measured once, is drawn from the same random streams."""
+    assert generate(0, 0, "seen").meta["layout"] == SEEN[0]
+    assert _digest(1, 0, "seen") == _digest(1, 0, "seen")
 
 
 def test_referrals_b_differ_from_the_first_generators_conventions() -> None:
