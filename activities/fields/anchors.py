@@ -182,15 +182,21 @@ def _stop(line: int, after: int, anchors: Sequence[Anchor], default: int) -> int
 def _right_of(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate | None:
     line = lines[anchor.line]
     stop = _stop(anchor.line, anchor.end, anchors, len(line.tokens))
-    run = _run(_words_from(line.tokens[anchor.end : stop]), anchor.height)
+    after = line.tokens[anchor.end : stop]
+    run = _run(_words_from(after), anchor.height)
     if not run:
         return None
-    return Candidate(anchor, tuple(run), "anchor:right-of", (run[0].x0 - anchor.x1) / anchor.height)
+    # Dot leaders or a colon between them join the label to its value: measured from them.
+    leaders = [t for t in after if t.x1 <= run[0].x0]
+    start = max([anchor.x1, *(t.x1 for t in leaders)])
+    return Candidate(anchor, tuple(run), "anchor:right-of", (run[0].x0 - start) / anchor.height)
 
 
 def _below(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate | None:
     h = anchor.height
     origin = lines[anchor.line]
+    if anchor.start and anchor.x0 - origin.tokens[anchor.start - 1].x1 <= _WIDE * h:
+        return None  # "The main concern is ...": a label inside a sentence heads no column
     for n in range(anchor.line + 1, min(len(lines), anchor.line + 4)):
         line = lines[n]
         if line.page != origin.page or line.cy - origin.cy > 4.0 * h:

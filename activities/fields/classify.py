@@ -48,6 +48,10 @@ CUES: dict[DocType, frozenset[str]] = {
             "hospital",
             "treatment",
             "trial",
+            "study",
+            "born",
+            "medical",
+            "concern",
         ]
     ),
     DocType.RECEIPT: frozenset(

@@ -82,7 +82,7 @@ def _from_options(
         (a.start for a in anchors if a.line == anchor.line and a.start >= anchor.end),
         default=len(line.tokens),
     )
-    after = [t for t in line.tokens[anchor.end : stop] if sum(c.isalnum() for c in t.text) > 1]
+    after = [t for t in line.tokens[anchor.end : stop] if _a_word(t.text)]
     options = [(v, t) for t in after if (v := consent_word(t.text)) is not None]
     if not options or len(options) < len(after):
         return None
@@ -93,6 +93,14 @@ def _from_options(
     value, tok = options[0]
     sure = WRITTEN * anchor.score * ocr_confidence([tok])
     return _Evidence(value, Reading(value, (tok,), sure, "anchor:right-of"))
+
+
+def _a_word(text: str) -> bool:
+    """A word, not a box glyph read as a letter ("X", "[", "□"); "Y" and "N" are answers."""
+    letters = sum(c.isalnum() for c in text)
+    return letters > 1 or (
+        letters == 1 and consent_word(text) is not None and text.strip(".:").isalpha()
+    )
 
 
 def _ticked_option(options: list[tuple[bool, Token]], boxes: list[Mark | None]) -> _Evidence:

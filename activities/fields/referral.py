@@ -127,10 +127,11 @@ def _stamped(reading: Reading, overprinted: list[Token]) -> Reading:
 
 def _best(found: list[Candidate], parser: Parser) -> Reading | None:
     """The anchor's one reading: close right of it, else below it, else far right of it."""
-    below = any(c.method == "anchor:below" for c in found)
+    parsed_all = [(cand, parser(cand.tokens)) for cand in found]
+    # Only a value that parses under the label makes its far-right neighbour doubtful.
+    below = any(c.method == "anchor:below" and p is not None for c, p in parsed_all)
     ranked = []
-    for cand in found:
-        parsed = parser(cand.tokens)
+    for cand, parsed in parsed_all:
         if parsed is None:
             continue
         value, used, quality = parsed

@@ -30,6 +30,8 @@ WORD_BAR = 0.95
 IMPLAUSIBLE = 0.8
 #: Words that join a label to its value in a sentence ("number is P-0042").
 _LINKING = frozenset({"is", "was", "of", "no", "no.", "number", "=", "-", ":"})
+#: A label's words followed by one of these are a sentence's, not a label's value.
+_VERBS = frozenset({"is", "was", "are", "were", "has", "have", "had", "will", "would"})
 _ID_PIECE = re.compile(r"^[-/.]?[A-Z0-9]*\d[A-Z0-9]*[).,;]?$|^[-/.][A-Z0-9]{1,3}[).,;]?$|^[-/.]$")
 _ID = re.compile(r"^[A-Za-z]{0,6}[#]?[A-Za-z0-9]*(?:[-/. ]?[A-Za-z0-9]+)*$")
 _TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?", re.I)
@@ -80,6 +82,8 @@ def text(tokens: Sequence[Token]) -> Parsed | None:
     """
     if sum(c.isalpha() for c in joined(tokens)) < 2 or tokens[-1].text.endswith(":"):
         return None  # empty, or the next label of a list rather than a value
+    if tokens[0].text.lower() in _VERBS:
+        return None  # "The main concern is worsening ...": a sentence, read as one
     checked = check(tokens, english)
     plausible = not checked.doubt and checked.confidence >= WORD_BAR
     sure = checked.confidence * (1.0 if plausible else IMPLAUSIBLE)
