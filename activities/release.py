@@ -15,14 +15,19 @@ worker dies at any point:
   which never keeps a second copy; **receipt** signs what was delivered and
   appends it once; **close** appends ``egress.failed`` once when delivery
   gave up.
+
+Each takes its step's input (``custody.release_steps``), or the nested shape
+a release started before those models still sends (``custody.release_steps_v1``),
+and returns only what its step adds, with the attempt that made it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from temporalio import activity
 
@@ -33,6 +38,8 @@ from activities.rules.consent import require_consent
 from activities.scratch import StagingArea, stored_sha256
 from custody import egress as eg
 from custody import ids
+from custody import release_steps as steps
+from custody import release_steps_v1 as v1
 from custody.errors import Code, DeliveryFailed, EgressRefused
 from custody.ledger.signing import Signer
 from custody.models import SignedRecord
@@ -46,6 +53,9 @@ from custody.state.egress import (
     sha256_bytes,
 )
 from custody.stores import ObjectStore
+
+if TYPE_CHECKING:
+    from activities.egress import build
 
 
 class ReleaseActivities:
@@ -63,7 +73,9 @@ class ReleaseActivities:
 
     @activity.defn(name="custody.release.prepare")
     @coded(Code.INTERNAL)
-    def prepare(self, inp: eg.ReleaseInput) -> eg.Prepared:
+    def prepare(self, inp: steps.PrepareInput | eg.ReleaseInput) -> steps.Prepared:
+        if isinstance(inp, eg.ReleaseInput):  # v1: the release's whole input
+            inp = steps.Inputs(inp).prepare()
         policy = pinned_policy(self._store, inp.tenant, inp.policy_sha256)
         if policy.applies_to is not eg.EgressKind.RELEASE:
             raise EgressRefused(Code.POLICY_INVALID, f"policy {policy.name} is not for releases")
@@ -71,7 +83,9 @@ class ReleaseActivities:
         if not inp.documents:
             raise EgressRefused(Code.RELEASE_INVALID, "a release needs at least one document")
         sources = [self._published(inp.tenant, sha, policy) for sha in sorted(set(inp.documents))]
-        return eg.Prepared(release=inp, policy=policy, recipient=recipient, sources=sources)
+        return steps.Prepared(
+            policy=policy, recipient=recipient, sources=sources, attempt=activity.info().attempt
+        )
 
     def _published(self, tenant: str | None, sha256: str, policy: eg.Policy) -> eg.SourceDoc:
         """A published document of this tenant whose source still hashes to its record."""
@@ -98,39 +112,36 @@ class ReleaseActivities:
 
     @activity.defn(name="custody.release.render")
     @coded(Code.RENDER_FAILED)
-    def render(self, p: eg.Prepared) -> eg.Rendered:
+    def render(self, inp: steps.RenderInput | v1.Prepared) -> steps.Rendered:
+        job = inp.upgraded() if isinstance(inp, v1.Prepared) else inp
         files: list[eg.FileRef] = []
         manifests: dict[str, str] = {}
-        rid, tenant = p.release.release_id, p.release.tenant
-        for src in p.sources:
-            for name, media_type, build in self._builders(p, src):
+        for src in job.sources:
+            for name, media_type, build in self._builders(job, src):
                 activity.heartbeat(name)
-                key = eg.release_file_key(tenant, rid, name)
+                key = eg.release_file_key(job.tenant, job.release_id, name)
                 if not self._store.exists(key):
                     self._store.create(key, build())
                 data = self._store.get(key)  # what exists is what goes on
                 ref = eg.FileRef(
                     name=name, sha256=sha256_bytes(data), bytes=len(data), media_type=media_type
                 )
-                self._index(ref, p)
+                self._index(ref, job)
                 files.append(ref)
-                if p.policy.c2pa and media_type != "text/plain":
+                if job.policy.c2pa and media_type != "text/plain":
                     manifests[name] = self._manifest(data, media_type)
-        return eg.Rendered(
-            prepared=p,
+        return steps.Rendered(
             files=files,
             packet_sha256=eg.packet_sha256(files),
             manifest_sha256s=manifests,
+            attempt=activity.info().attempt,
         )
 
-    def _builders(
-        self, p: eg.Prepared, src: eg.SourceDoc
-    ) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
+    def _builders(self, p: steps.RenderInput, src: eg.SourceDoc) -> Iterator[build.Builder]:
         from activities.egress import build  # rendering libraries load only where used
 
-        stem = f"document-{src.sha256[:16]}"
         job = build.Job(
-            prepared=p,
+            release=p,
             source=src,
             area=self._area,
             store=self._store,
@@ -138,19 +149,11 @@ class ReleaseActivities:
             c2pa_dir=self._c2pa_dir,
             production=self._settings.env == "production",
         )
-        if p.policy.view == "redacted":  # the checked, signed view instead of the pages
-            from activities.redact.release import redacted_files
+        if p.policy.view != "redacted":
+            return build.files(job)
+        from activities.redact.release import redacted_files  # the checked, signed view
 
-            parts = (self._store, self._signer, self._area, self._settings)
-            yield from redacted_files(p, src, parts, job)
-            return
-        if "searchable_pdf" in p.policy.include:
-            yield f"{stem}.pdf", "application/pdf", job.pdf
-        if "page_images" in p.policy.include:
-            for page in range(src.pages):
-                yield f"{stem}-p{page + 1:03d}.png", "image/png", job.png(page)
-        if "text" in p.policy.include:
-            yield f"{stem}.txt", "text/plain", lambda: self._store.get(src.text_key)
+        return redacted_files(p, src, (self._store, self._signer, self._area, self._settings), job)
 
     def _manifest(self, data: bytes, media_type: str) -> str:
         from activities.egress import build
@@ -163,66 +166,68 @@ class ReleaseActivities:
     def _c2pa_dir(self) -> Path:
         return self._settings.signing_path / "c2pa"
 
-    def _index(self, ref: eg.FileRef, p: eg.Prepared) -> None:
-        body = {"release_id": p.release.release_id, "tenant": p.release.tenant, "name": ref.name}
+    def _index(self, ref: eg.FileRef, p: steps.RenderInput) -> None:
+        body = {"release_id": p.release_id, "tenant": p.tenant, "name": ref.name}
         self._store.create(eg.by_file_key(ref.sha256), json.dumps(body, sort_keys=True).encode())
 
     @activity.defn(name="custody.release.record")
     @coded(Code.STORE_UNAVAILABLE)
-    def record(self, r: eg.Rendered) -> eg.Recorded:
-        p, info = r.prepared, activity.info()
-        rid, tenant = p.release.release_id, p.release.tenant
+    def record(self, inp: steps.RecordInput | v1.Rendered) -> steps.Recorded:
+        r = inp.upgraded() if isinstance(inp, v1.Rendered) else inp
+        info = activity.info()
         event = record_egress(
             self._store,
-            tenant,
+            r.tenant,
             eg.EgressKind.RELEASE,
-            actor=p.release.actor,
-            policy=p.policy,
-            documents=[s.sha256 for s in p.sources],
+            actor=r.actor,
+            policy=r.policy,
+            documents=r.documents,
             bytes_sha256=r.packet_sha256,
-            size=sum(f.bytes for f in r.files),
-            release_id=rid,
-            recipient=p.recipient.name,
+            size=r.size,
+            release_id=r.release_id,
+            recipient=r.recipient,
             workflow_id=info.workflow_id,
             run_id=info.workflow_run_id,
-            once=eg.release_event_key(tenant, rid),
+            once=eg.release_event_key(r.tenant, r.release_id),
         )
-        return eg.Recorded(rendered=r, event_seq=event.seq, event_hash=event.hash)
+        return steps.Recorded(event_seq=event.seq, event_hash=event.hash, attempt=info.attempt)
 
     @activity.defn(name="custody.release.deliver")
     @coded(Code.RECIPIENT_UNREACHABLE)
-    def deliver(self, r: eg.Recorded) -> eg.Delivered:
-        p = r.rendered.prepared
-        rid, tenant = p.release.release_id, p.release.tenant
-        files = []
-        for ref in r.rendered.files:
-            data = self._store.get(eg.release_file_key(tenant, rid, ref.name))
-            if sha256_bytes(data) != ref.sha256:
-                raise DeliveryFailed(Code.SOURCE_ALTERED, f"{ref.name} changed")
-            files.append(ch.PacketFile(name=ref.name, data=data))
+    def deliver(self, inp: steps.DeliverInput | v1.Recorded) -> eg.Delivered:
+        d = inp.upgraded() if isinstance(inp, v1.Recorded) else inp
+        packet = ch.Packet(release_id=d.release_id, files=self._packet_files(d))
         channel = open_channel(
-            ch.RecipientChannel.of(p.recipient.kind.value, p.recipient.target),
+            ch.RecipientChannel.of(d.channel.value, d.target),
             s3=self._s3(),
             ca_file=str(self._settings.egress_ca_file) if self._settings.egress_ca_file else None,
-            policy=ch.RetryPolicy(
-                max_attempts=self._settings.egress_push_attempts,
-                deadline_s=self._settings.egress_push_deadline_s,
-            ),
+            limits=ch.AttemptLimits(deadline_s=self._settings.egress_push_deadline_s),
         )
         # A channel's DeliveryFailed passes through: ``coded`` turns its code into the
         # failure type, non-retryable exactly when the code is final.
-        got = channel.deliver(ch.Packet(release_id=rid, files=tuple(files)))
+        got = channel.deliver(packet)
         delivered = eg.Delivered(
             channel=eg.ChannelKind(got.channel),
             location=got.location,
             answer_sha256=got.answer_sha256,
             status=got.status,
             already_delivered=got.already_delivered,
-            attempts=got.attempts,
+            attempts=activity.info().attempt,  # one try per attempt
             at=datetime.now(UTC),
         )
-        self._store.put(eg.release_delivery_key(tenant, rid), delivered.model_dump_json().encode())
+        key = eg.release_delivery_key(d.tenant, d.release_id)
+        self._store.put(key, delivered.model_dump_json().encode())
         return delivered
+
+    def _packet_files(self, d: steps.DeliverInput) -> tuple[ch.PacketFile, ...]:
+        """The stored files, each still hashing to what render recorded."""
+        files = []
+        for ref in d.files:
+            data = self._store.get(eg.release_file_key(d.tenant, d.release_id, ref.name))
+            if sha256_bytes(data) != ref.sha256:
+                raise DeliveryFailed(Code.SOURCE_ALTERED, f"{ref.name} changed")
+            files.append(ch.PacketFile(name=ref.name, data=data))
+        return tuple(files)
 
     def _s3(self) -> ch.S3Access:
         s = self._settings
@@ -235,59 +240,46 @@ class ReleaseActivities:
 
     @activity.defn(name="custody.release.receipt")
     @coded(Code.STORE_UNAVAILABLE)
-    def receipt(self, inp: eg.ReceiptInput) -> eg.ReceiptRef:
-        r, info = inp.recorded.rendered, activity.info()
-        p = r.prepared
-        rid, tenant = p.release.release_id, p.release.tenant
-        key = eg.receipt_key(tenant, rid)
+    def receipt(self, inp: steps.ReceiptInput | v1.ReceiptInput) -> steps.ReceiptRef:
+        r = inp.upgraded() if isinstance(inp, v1.ReceiptInput) else inp
+        info = activity.info()
+        key = eg.receipt_key(r.tenant, r.release_id)
         if not self._store.exists(key):
-            receipt = eg.Receipt(
-                release_id=rid,
-                tenant=tenant,
-                recipient=p.recipient.name,
-                policy=p.policy.name,
-                policy_sha256=p.policy.sha256(),
-                files=r.files,
-                sources=[s.sha256 for s in p.sources],
-                packet_sha256=r.packet_sha256,
-                manifest_sha256s=r.manifest_sha256s,
-                delivery=inp.delivered,
-                egress_event_seq=inp.recorded.event_seq,
-                egress_event_hash=inp.recorded.event_hash,
-                workflow_id=info.workflow_id or "",
-                run_id=info.workflow_run_id or "",
-                signed_at=datetime.now(UTC),
-            )
             self._signer.publish(self._store)
+            receipt = r.receipt(
+                info.workflow_id or "", info.workflow_run_id or "", datetime.now(UTC)
+            )
             signed = SignedReceipt.sign(receipt, self._signer)
             self._store.create(key, signed.canonical())
         body = self._store.get(key)
         event = append_once(
             self._store,
-            tenant,
+            r.tenant,
             eg.RECEIPT_EVENT,
             once=f"{key}.event",
-            actor=p.release.actor,
+            actor=r.actor,
             workflow_id=info.workflow_id,
             run_id=info.workflow_run_id,
-            detail={"release_id": rid, "receipt_sha256": sha256_bytes(body)},
+            detail={"release_id": r.release_id, "receipt_sha256": sha256_bytes(body)},
         )
-        return eg.ReceiptRef(key=key, sha256=sha256_bytes(body), event_seq=event.seq)
+        return steps.ReceiptRef(
+            key=key, sha256=sha256_bytes(body), event_seq=event.seq, attempt=info.attempt
+        )
 
     @activity.defn(name="custody.release.close")
     @coded(Code.STORE_UNAVAILABLE)
-    def close(self, inp: eg.CloseInput) -> eg.Recorded:
-        p, info = inp.recorded.rendered.prepared, activity.info()
-        rid, tenant = p.release.release_id, p.release.tenant
-        append_once(
+    def close(self, inp: steps.CloseInput | v1.CloseInput) -> steps.Closed:
+        c = inp.upgraded() if isinstance(inp, v1.CloseInput) else inp
+        info = activity.info()
+        event = append_once(
             self._store,
-            tenant,
+            c.tenant,
             eg.FAILED_EVENT,
-            once=f"{eg.release_delivery_key(tenant, rid)}.failed",
-            actor=p.release.actor,
-            code=inp.code,
+            once=f"{eg.release_delivery_key(c.tenant, c.release_id)}.failed",
+            actor=c.actor,
+            code=c.code,
             workflow_id=info.workflow_id,
             run_id=info.workflow_run_id,
-            detail={"release_id": rid, "egress_event_seq": inp.recorded.event_seq},
+            detail={"release_id": c.release_id, "egress_event_seq": c.event_seq},
         )
-        return inp.recorded
+        return steps.Closed(failed_seq=event.seq, attempt=info.attempt)

@@ -16,6 +16,7 @@ and the recipient receives the packet once.
 
 This module is the light shared core of egress (models, ids, store keys): the
 release workflow imports it through the sandbox, so it imports nothing heavy.
+Each release step's input and result: ``custody.release_steps``.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class EgressKind(StrEnum):
     READ = "read"
     EXPORT = "export"
     RELEASE = "release"
+    #: Page images and fields handed to a reviewer (``custody review show``, the review page).
+    REVIEW = "review"
 
 
 class ReleaseState(StrEnum):
@@ -169,7 +172,10 @@ READ_POLICY = Policy(name="read", applies_to=EgressKind.READ, include=("text",),
 EXPORT_POLICY = Policy(
     name="export", applies_to=EgressKind.EXPORT, include=("searchable_pdf", "text"), c2pa=False
 )
-BUILTIN_POLICIES = {p.name: p for p in (DEFAULT_POLICY, READ_POLICY, EXPORT_POLICY)}
+REVIEW_POLICY = Policy(
+    name="review", applies_to=EgressKind.REVIEW, include=("page_images", "text"), c2pa=False
+)
+BUILTIN_POLICIES = {p.name: p for p in (DEFAULT_POLICY, READ_POLICY, EXPORT_POLICY, REVIEW_POLICY)}
 
 
 class ChannelKind(StrEnum):
@@ -249,37 +255,6 @@ class SourceDoc(BaseModel):
     text_key: str
 
 
-class Prepared(BaseModel):
-    release: ReleaseInput
-    policy: Policy
-    recipient: Recipient
-    sources: list[SourceDoc]
-
-
-class Rendered(BaseModel):
-    prepared: Prepared
-    files: list[FileRef]
-    packet_sha256: str
-    manifest_sha256s: dict[str, str] = Field(default_factory=dict)
-
-
-class Recorded(BaseModel):
-    rendered: Rendered
-    event_seq: int
-    event_hash: str
-
-
-class CloseInput(BaseModel):
-    recorded: Recorded
-    code: str
-
-
-class ReceiptRef(BaseModel):
-    key: str
-    sha256: str
-    event_seq: int
-
-
 class ReleaseResult(BaseModel):
     release_id: str
     state: ReleaseState
@@ -316,13 +291,15 @@ class Delivered(BaseModel):
     answer_sha256: str
     status: int | None = None
     already_delivered: bool = False
+    #: The delivery attempt that got through, each attempt being one try (in
+    #: older receipts: the tries inside one attempt).
     attempts: int = 1
     at: datetime
 
-
-class ReceiptInput(BaseModel):
-    recorded: Recorded
-    delivered: Delivered
+    @property
+    def attempt(self) -> int:
+        """As every step's result states it."""
+        return self.attempts
 
 
 class Receipt(BaseModel):

@@ -114,7 +114,7 @@ class Settings(BaseSettings):
     # I/O pool
     io_concurrency: int = Field(default=8, ge=1)
 
-    # Admission control (starter.edge.admission): bounds on work accepted but not yet OCR'd.
+    # Admission control (starter.client.admission): bounds on work accepted but not yet OCR'd.
     admission_max_waiting: int = Field(default=500, ge=1)
     admission_max_bytes: int = Field(default=2 * 1024**3, ge=1)
     admission_reserved: int = Field(default=10, ge=0)  # extra slots for priority documents
@@ -182,6 +182,11 @@ class Settings(BaseSettings):
     # Keys (custody.keys): a 0700 folder of key files, or one JSON secret that wins over it.
     keys_dir: Path | None = None  # default CUSTODY_HOME/keys
     keys_json: SecretStr | None = None
+    # The SDK and the CLI's Temporal commands refuse a home without keys
+    # (starter.client.connect): it is the wrong folder, not a deployment. True: a
+    # development deployment kept without keys on purpose (the tests' in-process
+    # workers), its payloads and objects plaintext; production always needs keys.
+    allow_plaintext: bool = False
     # Drain window after upgrading to signed references (custody.refs): until this
     # time, unsigned references of workflows started before the upgrade are accepted.
     refs_unsigned_until: datetime | None = None
@@ -199,9 +204,19 @@ class Settings(BaseSettings):
     egress_delivery_attempts: int = Field(default=8, ge=1)
     egress_delivery_interval_s: float = Field(default=5.0, gt=0)
     egress_delivery_max_interval_s: float = Field(default=300.0, gt=0)
-    #: Tries within one delivery attempt before it gives the attempt up.
-    egress_push_attempts: int = Field(default=3, ge=1)
+    #: How long one delivery attempt may take; it tries once (the attempts above
+    #: are the only retry: workflows.retries.deliver).
     egress_push_deadline_s: float = Field(default=60.0, gt=0)
+
+    # People (custody.operators): the key file a command acts with. No default: a
+    # decision without one is refused (OPERATOR_REQUIRED). A new identity lasts this long.
+    operator_credential: Path | None = None
+    operator_days: float = Field(default=365.0, gt=0)
+    # Review (workflows.review): a document that needs a person is escalated after the
+    # deadline and quarantined REVIEW_EXPIRED after the expiry, which must come before
+    # the scratch age takes its OCR output (checked below).
+    review_deadline_s: float = Field(default=2 * 86400.0, gt=0)
+    review_expiry_s: float = Field(default=6 * 86400.0, gt=0)
 
     log_level: str = "INFO"
     log_format: Literal["auto", "json", "console"] = "auto"
@@ -219,6 +234,10 @@ class Settings(BaseSettings):
             raise ValueError("CUSTODY_S3_BUCKET is required when CUSTODY_STORE=s3")
         if self.confidence_floor > self.confidence_review:
             raise ValueError("CUSTODY_CONFIDENCE_FLOOR must not exceed CUSTODY_CONFIDENCE_REVIEW")
+        if not self.review_deadline_s < self.review_expiry_s < self.scratch_max_age_days * 86400:
+            raise ValueError(
+                "CUSTODY_REVIEW_DEADLINE_S < CUSTODY_REVIEW_EXPIRY_S < the scratch age, please"
+            )
         if (self.temporal_tls_cert_file is None) != (self.temporal_tls_key_file is None):
             raise ValueError(
                 "CUSTODY_TEMPORAL_TLS_CERT_FILE and CUSTODY_TEMPORAL_TLS_KEY_FILE go together"

@@ -1,12 +1,19 @@
 """Custody's Python SDK: submit a document, wait for it, read what became of it.
 
+    import asyncio
     import starter
 
-    custody = await starter.connect()      # settings from the CUSTODY_* environment
-    sub = await starter.submit(custody, "referral.pdf", tenant="clinic-a")
-    result = await starter.wait(custody, sub.sha256, tenant="clinic-a")
-    rel = await starter.release(custody, [sub.sha256], to="clinic-b",
-                                tenant="clinic-a", actor="svc:referrals")
+    async def main() -> None:
+        custody = await starter.connect()  # the deployment in CUSTODY_HOME, else ./.custody
+        sub = await starter.submit(custody, "referral.pdf", tenant="clinic-a")
+        result = await starter.wait(custody, sub.sha256, tenant="clinic-a")
+        rel = await starter.release(custody, [sub.sha256], to="clinic-b",
+                                    tenant="clinic-a", actor="svc:referrals")
+
+    asyncio.run(main())
+
+``connect`` finds the deployment by its home and refuses one without keys
+(``ConfigurationError``, before anything is sent): see ``starter.client.connect``.
 
 Importing this package loads nothing but this table: each name is imported on
 first use (PEP 562), so ``custody --help`` or a store-only command never pays
@@ -22,10 +29,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from custody.errors import NotFound
+    from custody.errors import ConfigurationError, NotFound
     from custody.models import DocState, DocumentResult
     from custody.settings import Settings
+    from starter.client.admission import AdmissionRequest
     from starter.client.connect import CustodyClient, connect
+    from starter.client.documents import Hashed
     from starter.client.read import (
         ListRow,
         ResultView,
@@ -35,9 +44,10 @@ if TYPE_CHECKING:
         status,
     )
     from starter.client.release import release, wait_release
-    from starter.client.submit import AdmissionRequest, Admit, Submission, submit, wait
+    from starter.client.submit import Submission, submit, wait
 
 _HOME = {
+    "ConfigurationError": "custody.errors",
     "NotFound": "custody.errors",
     "DocState": "custody.models",
     "DocumentResult": "custody.models",
@@ -52,8 +62,8 @@ _HOME = {
     "status": "starter.client.read",
     "release": "starter.client.release",
     "wait_release": "starter.client.release",
-    "AdmissionRequest": "starter.client.submit",
-    "Admit": "starter.client.submit",
+    "AdmissionRequest": "starter.client.admission",
+    "Hashed": "starter.client.documents",
     "Submission": "starter.client.submit",
     "submit": "starter.client.submit",
     "wait": "starter.client.submit",
@@ -61,10 +71,11 @@ _HOME = {
 
 __all__ = [
     "AdmissionRequest",
-    "Admit",
+    "ConfigurationError",
     "CustodyClient",
     "DocState",
     "DocumentResult",
+    "Hashed",
     "ListRow",
     "NotFound",
     "ResultView",

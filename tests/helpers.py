@@ -7,8 +7,10 @@ them say so. Everything else runs on the real parts.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator
@@ -36,13 +38,15 @@ from workers.ocr import build_ocr_worker
 
 
 def make_settings(home: Path, address: str, **overrides: Any) -> Settings:
+    """Fresh task queues under ``home``; a deployment without keys unless it makes some
+    (``allow_plaintext``: the in-process workers here run without a keyring)."""
     q = uuid4().hex[:10]
     return Settings(
         home=home,
         temporal_address=address,
         io_task_queue=f"io-{q}",
         ocr_task_queue=f"ocr-{q}",
-        **overrides,
+        **{"allow_plaintext": True, **overrides},
     )
 
 
@@ -147,14 +151,39 @@ class FailingEngine(CountingEngine):
         raise RuntimeError("injected OCR fault")
 
 
+def cli(settings: Settings, *args: str, tenant: str | None = None) -> tuple[int, Any]:
+    """``custody ARGS --json`` in this process: the registry's parser and handler, ``settings``
+    as given, stdout captured; its exit status and its JSON answer (None if it printed none)."""
+    from starter.cli.main import run
+    from starter.cli.output import captured
+
+    words = [*args, "--json", *(["--tenant", tenant] if tenant else [])]
+    out = io.StringIO()
+    with captured(out):
+        code = run(words, settings)
+    try:
+        return code, json.loads(out.getvalue()) if out.getvalue().strip() else None
+    except json.JSONDecodeError:
+        raise AssertionError(f"not JSON (rc={code}): {out.getvalue()!r}") from None
+
+
 async def custody_cli(settings: Settings, *args: str, tenant: str | None = None) -> tuple[int, Any]:
-    """Run ``custody ARGS --json`` without blocking the loop the workers run on."""
+    """:func:`cli` on a thread, so the loop the workers run on keeps running meanwhile."""
+    return await asyncio.to_thread(cli, settings, *args, tenant=tenant)
+
+
+async def custody_subprocess(
+    settings: Settings, *args: str, tenant: str | None = None
+) -> tuple[int, Any]:
+    """``python -m starter.cli.main ARGS --json``: for the tests of the subprocess contract
+    (exit statuses, one JSON document on stdout); every other test runs :func:`cli`."""
     env = {
         **os.environ,
         "CUSTODY_HOME": str(settings.home),
         "CUSTODY_TEMPORAL_ADDRESS": settings.temporal_address,
         "CUSTODY_IO_TASK_QUEUE": settings.io_task_queue,
         "CUSTODY_OCR_TASK_QUEUE": settings.ocr_task_queue,
+        "CUSTODY_ALLOW_PLAINTEXT": str(settings.allow_plaintext).lower(),
     }
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -199,3 +228,18 @@ async def publish_scan(
     sub = await submit(custody, corpus / "ocr_gt" / name, tenant=tenant)
     await wait(custody, sub.sha256, tenant=tenant)
     return sub.sha256
+
+
+def loaded_by(statement: str, roots: tuple[str, ...], prefixes: tuple[str, ...] = ()) -> list[str]:
+    """The modules a fresh interpreter holds after ``statement`` that are in the packages
+    ``roots`` or start with one of ``prefixes``: what a caller's process loads."""
+    probe = (
+        f"import sys; {statement}; "
+        f"print('\\n'.join(m for m in sys.modules if m.split('.')[0] in {roots!r} "
+        f"or m.startswith({prefixes!r})))"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()

@@ -2,7 +2,17 @@
 
 accepted -> staged -> validated -> recognised -> published
                  \\-> rejected (a rule broken; no OCR spent)
-                 \\-> quarantined (hash mismatch, low confidence, attempts exhausted)
+                 \\-> quarantined (hash mismatch, attempts exhausted)
+                                  \\-> review (a person must look: continued as
+                                              ``DocumentReview``, workflows.review)
+         (any step) -> cancelled (the workflow was cancelled: its own outcome)
+
+Behind patches, so histories recorded before them replay as they ran:
+``review-state`` (what a person can resolve waits in review instead of being
+quarantined: low confidence, the review band, language, fields the policy
+holds back), ``outcome-types`` (a rejected or quarantined document continues
+as a run of type ``DocumentRejected`` or ``DocumentQuarantined``: the Temporal
+UI's list tells them from published ones by type alone) and ``cancelled``.
 
 Deterministic code only: no disk, clock or network. History carries object
 keys, hashes, counts and codes, never document bytes or text. Each object key
@@ -12,55 +22,73 @@ only passes signatures on, and activities check them before opening anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import timedelta
-from typing import Protocol, TypeVar
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import NoReturn, TypeVar
 
 from temporalio import workflow
-from temporalio.common import Priority, RetryPolicy, SearchAttributeKey
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.common import Priority, SearchAttributeKey
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 with workflow.unsafe.imports_passed_through():
     from activities.ocr import OcrActivities
     from activities.output import OutputActivities
     from activities.publish import PublishActivities
+    from activities.review_pages import ReviewPages
     from activities.staging import StagingActivities
     from activities.validation import ValidationActivities
-    from custody.errors import Code
+    from custody.errors import Code, StepCancelled
     from custody.models import (
         CheckInput,
+        CheckResult,
         ConcludeInput,
         DocState,
         DocumentInput,
         DocumentResult,
         DocumentStatus,
         OcrInput,
+        OcrResult,
         PublishInput,
         StageInput,
         StageResult,
         Transition,
         ValidateInput,
+        ValidationResult,
     )
     from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME, scheduling
+    from custody.reviews import (
+        QUARANTINED_WORKFLOW_NAME,
+        REJECTED_WORKFLOW_NAME,
+        RELEASE_UPDATE,
+        RELEASED,
+        REVIEW_WORKFLOW_NAME,
+        QuarantineRelease,
+        ReviewInput,
+        ReviewPagesInput,
+    )
     from workflows import retries as r
     from workflows.retries import StepFailed
 
+#: Patches (see the module docstring): each marks the runs that took the new path.
+REVIEW_PATCH = "review-state"
+OUTCOME_PATCH = "outcome-types"
+CANCEL_PATCH = "cancelled"
+_OUTCOME_TYPES = {
+    DocState.REJECTED: REJECTED_WORKFLOW_NAME,
+    DocState.QUARANTINED: QUARANTINED_WORKFLOW_NAME,
+}
+
 STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
 REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
-
-
-class _Attempted(Protocol):
-    """Every activity result states the attempt that produced it."""
-
-    @property
-    def attempt(self) -> int: ...
 
 
 # The activity class, its input model and its result model: ``_step`` takes its
 # types from the method it runs, as ``execute_activity_method`` does.
 Activities = TypeVar("Activities")
 In = TypeVar("In")
-Out = TypeVar("Out", bound=_Attempted)
+Out = TypeVar("Out", bound=r.Attempted)
+R = TypeVar("R")
 
 
 @workflow.defn(name=WORKFLOW_NAME)
@@ -72,6 +100,7 @@ class DocumentWorkflow:
         self._pages = 0
         self._transitions: list[Transition] = []
         self._attempts: dict[str, int] = {}
+        self._released: QuarantineRelease | None = None
 
     @workflow.run
     async def run(self, inp: DocumentInput) -> DocumentResult:
@@ -79,95 +108,50 @@ class DocumentWorkflow:
         self._enter(DocState.ACCEPTED)
         source_key: str | None = None
         try:
-            staged = await self._step(
-                "stage",
-                StagingActivities.stage,
-                StageInput(
-                    sha256=inp.sha256,
-                    tenant=inp.tenant,
-                    intake_key=inp.intake_key,
-                    intake_sig=inp.intake_sig,
-                ),
-                r.STAGE_TIMEOUT,
-                r.IO_RETRY,
-                heartbeat_timeout=r.IO_HEARTBEAT,
-                queue_bound=r.STAGE_QUEUE_BOUND,
-            )
+            staged = await self._step(r.STAGE, StagingActivities.stage, _stage_input(inp))
             source_key = staged.source_key
-            self._enter(DocState.STAGED)
+            self._enter(DocState.STAGED, staged.worker)
             return await self._after_staging(inp, staged)
         except StepFailed as failed:
             kept: str | None = source_key or inp.intake_key
             if failed.code == Code.REF_INVALID:
                 kept = None  # a refused reference is not recorded as the kept source
             return await self._conclude(inp, failed, kept)
+        except (asyncio.CancelledError, StepCancelled):
+            if not workflow.patched(CANCEL_PATCH):
+                raise
+            await self._cancelled(inp, source_key or inp.intake_key)
+            raise asyncio.CancelledError() from None
 
     async def _after_staging(self, inp: DocumentInput, staged: StageResult) -> DocumentResult:
-        source_key, size_bytes = staged.source_key, staged.size_bytes
         valid = await self._step(
-            "validate",
-            ValidationActivities.validate,
-            ValidateInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                source_key=source_key,
-                source_id=inp.source_id,
-                size_bytes=size_bytes,
-                captured_at=inp.captured_at or inp.submitted_at,
-                signer=inp.signer,
-                source_sig=staged.source_sig,
-            ),
-            r.VALIDATE_TIMEOUT,
-            r.IO_RETRY,
-            heartbeat_timeout=r.IO_HEARTBEAT,
-            queue_bound=r.VALIDATE_QUEUE_BOUND,
+            r.VALIDATE, ValidationActivities.validate, _validate_input(inp, staged)
         )
         self._pages = valid.pages
-        self._enter(DocState.VALIDATED)
+        self._enter(DocState.VALIDATED, valid.worker)
         ocr = await self._step(
-            "ocr",
+            r.OCR,
             OcrActivities.recognise,
-            OcrInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                source_key=source_key,
-                media_type=valid.media_type,
-                pages=valid.pages,
-                source_sig=staged.source_sig,
-            ),
-            r.OCR_TIMEOUT,
-            r.OCR_RETRY,
+            _ocr_input(inp, staged, valid),
             task_queue=inp.ocr_task_queue,
-            heartbeat_timeout=r.OCR_HEARTBEAT,
-            queue_bound=r.OCR_QUEUE_BOUND,
         )
-        self._enter(DocState.RECOGNISED)
+        self._enter(DocState.RECOGNISED, ocr.worker)
+        reviews = workflow.patched(REVIEW_PATCH)
         check = await self._step(
-            "check",
-            OutputActivities.check,
-            CheckInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                expected_pages=valid.pages,
-                page_keys=ocr.page_keys,
-                page_sigs=ocr.page_sigs,
-                document_type=inp.document_type,
-            ),
-            r.CHECK_TIMEOUT,
-            r.IO_RETRY,
-            heartbeat_timeout=r.IO_HEARTBEAT,
-            queue_bound=r.CHECK_QUEUE_BOUND,
+            r.CHECK, OutputActivities.check, _check_input(inp, valid, ocr, review=reviews)
         )
+        if reviews and (check.review_reasons or self._released is not None):
+            await self._review(inp, staged, valid, ocr, check)
         info = workflow.info()
         published = await self._step(
-            "publish",
+            r.PUBLISH,
             PublishActivities.publish,
             PublishInput(
                 sha256=inp.sha256,
                 tenant=inp.tenant,
                 source_id=inp.source_id,
-                source_key=source_key,
-                size_bytes=size_bytes,
+                source_key=staged.source_key,
+                size_bytes=staged.size_bytes,
                 media_type=valid.media_type,
                 policy_version=valid.policy_version,
                 ocr=ocr,
@@ -182,49 +166,91 @@ class DocumentWorkflow:
                 signer=inp.signer,
                 source_sig=staged.source_sig,
             ),
-            r.PUBLISH_TIMEOUT,
-            r.PUBLISH_RETRY,
-            heartbeat_timeout=r.PUBLISH_HEARTBEAT,
-            queue_bound=r.PUBLISH_QUEUE_BOUND,
         )
-        self._enter(DocState.PUBLISHED)
+        self._enter(DocState.PUBLISHED, published.worker)
         return self._result(
             record_key=published.record_key,
             text_key=published.text_key,
             mean_confidence=check.mean_confidence,
         )
 
+    async def _review(
+        self,
+        inp: DocumentInput,
+        staged: StageResult,
+        valid: ValidationResult,
+        ocr: OcrResult,
+        check: CheckResult,
+    ) -> NoReturn:
+        """Hand over to the review run: same id, every result by reference (workflows.review).
+
+        The page images reviewers see are rendered first, so a document shows in
+        review with them; without them (a render that failed) it waits all the same.
+        """
+        pages: list[str] = []
+        with contextlib.suppress(ActivityError):
+            rendered = await self._execute(
+                r.REVIEW_PAGES, ReviewPages.render, _pages_input(inp, staged, valid)
+            )
+            pages = list(rendered.keys)
+        self._enter(DocState.REVIEW, check.worker)
+        released = self._released
+        reasons = [*check.review_reasons, *([RELEASED] if released else [])]
+        review = ReviewInput(
+            document=inp,
+            staged=staged,
+            valid=valid,
+            ocr=ocr,
+            check=check,
+            transitions=list(self._transitions),
+            attempts=dict(self._attempts),
+            reasons=reasons,
+            deadline_s=inp.review_deadline_s,
+            expiry_s=inp.review_expiry_s,
+            released_by=released.by if released else None,
+            page_keys=pages,
+        )
+        workflow.continue_as_new(args=[review], workflow=REVIEW_WORKFLOW_NAME)
+
+    @workflow.update(name=RELEASE_UPDATE)
+    def release_from_quarantine(self, release: QuarantineRelease) -> str:
+        """A person released this document from quarantine: it ends in review (this run's id)."""
+        self._released = release
+        return workflow.info().run_id
+
+    @release_from_quarantine.validator
+    def _validate_release(self, release: QuarantineRelease) -> None:
+        if self._released is not None or self._state in _ENDED:
+            raise ApplicationError("this run was already released", type="ALREADY_DECIDED")
+
     async def _step(
         self,
-        name: str,
+        step: r.Step,
         method: Callable[[Activities, In], Out],
         arg: In,
-        timeout: timedelta,
-        retry: RetryPolicy,
         *,
         task_queue: str | None = None,
-        heartbeat_timeout: timedelta | None = None,
-        queue_bound: timedelta | None = None,
     ) -> Out:
-        """Run one activity; classify a final failure into reject or quarantine.
-
-        Typed by the activity method, so the result's fields are checked where used.
-        """
+        """Run one step of the table; classify a final failure into reject or quarantine."""
         try:
-            result = await workflow.execute_activity_method(
-                method,
-                arg,
-                task_queue=task_queue or self._input.io_task_queue,
-                start_to_close_timeout=timeout,
-                schedule_to_start_timeout=queue_bound,
-                heartbeat_timeout=heartbeat_timeout,
-                retry_policy=retry,
-                priority=self._priority(),
-            )
+            result = await self._execute(step, method, arg, task_queue)
         except ActivityError as err:
-            raise r.classify(name, err, retry) from err
-        self._attempts[name] = result.attempt
+            if isinstance(err.cause, CancelledError):  # the workflow was cancelled meanwhile
+                raise StepCancelled(step.name) from err
+            raise r.classify(step.name, err, step.retry) from err
+        self._attempts[step.name] = result.attempt
         return result
+
+    def _execute(
+        self,
+        step: r.Step,
+        method: Callable[[Activities, In], R],
+        arg: In,
+        task_queue: str | None = None,
+    ) -> Awaitable[R]:
+        """Every step on the document's queue (OCR on its own) and in its priority lane."""
+        queue = task_queue or self._input.io_task_queue
+        return r.execute(step, method, arg, task_queue=queue, priority=self._priority())
 
     async def _conclude(
         self, inp: DocumentInput, failed: StepFailed, kept_key: str | None
@@ -233,7 +259,8 @@ class DocumentWorkflow:
         self._attempts[failed.step] = failed.attempts
         self._enter(failed.state)
         info = workflow.info()
-        concluded = await workflow.execute_activity_method(
+        concluded = await self._execute(
+            r.CONCLUDE,
             PublishActivities.conclude,
             ConcludeInput(
                 sha256=inp.sha256,
@@ -246,13 +273,36 @@ class DocumentWorkflow:
                 workflow_id=info.workflow_id,
                 run_id=info.run_id,
                 source_key=kept_key,
+                document_type=inp.document_type,
             ),
-            task_queue=inp.io_task_queue,
-            start_to_close_timeout=r.CONCLUDE_TIMEOUT,
-            retry_policy=r.CONCLUDE_RETRY,
-            priority=self._priority(),
         )
-        return self._result(record_key=concluded.outcome_key)
+        result = self._result(record_key=concluded.outcome_key)
+        if workflow.patched(OUTCOME_PATCH):
+            workflow.continue_as_new(args=[result], workflow=_OUTCOME_TYPES[failed.state])
+        return result
+
+    async def _cancelled(self, inp: DocumentInput, kept_key: str) -> None:
+        """Record the cancellation as its own outcome, then let the run end cancelled."""
+        self._code = Code.CANCELLED.value
+        self._enter(DocState.CANCELLED)
+        info = workflow.info()
+        await self._execute(
+            r.CONCLUDE,
+            PublishActivities.conclude,
+            ConcludeInput(
+                sha256=inp.sha256,
+                tenant=inp.tenant,
+                source_id=inp.source_id,
+                state=DocState.CANCELLED,
+                code=Code.CANCELLED.value,
+                attempts=dict(self._attempts),
+                transitions=list(self._transitions),
+                workflow_id=info.workflow_id,
+                run_id=info.run_id,
+                source_key=kept_key,
+                document_type=inp.document_type,
+            ),
+        )
 
     @property
     def _input(self) -> DocumentInput:
@@ -270,12 +320,13 @@ class DocumentWorkflow:
         inp = self._input
         return scheduling(inp.tenant, inp.priority, inp.fairness_weight)
 
-    def _transition(self, state: DocState) -> Transition:
-        return Transition(state=state, at=workflow.now())
+    def _transition(self, state: DocState, by: str | None = None) -> Transition:
+        return Transition(state=state, at=workflow.now(), by=by)
 
-    def _enter(self, state: DocState) -> None:
+    def _enter(self, state: DocState, by: str | None = None) -> None:
+        """``by``: the worker whose step led here, or the person who decided."""
         self._state = state
-        self._transitions.append(self._transition(state))
+        self._transitions.append(self._transition(state, by))
         workflow.upsert_search_attributes(
             [STATE_KEY.value_set(state.value), REASON_KEY.value_set(self._code or "")]
         )
@@ -317,3 +368,66 @@ class DocumentWorkflow:
             pages=self._pages,
             transitions=list(self._transitions),
         )
+
+
+# Each step's input, from the document's input and the results before it.
+
+
+def _stage_input(inp: DocumentInput) -> StageInput:
+    return StageInput(
+        sha256=inp.sha256, tenant=inp.tenant, intake_key=inp.intake_key, intake_sig=inp.intake_sig
+    )
+
+
+def _validate_input(inp: DocumentInput, staged: StageResult) -> ValidateInput:
+    return ValidateInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        source_key=staged.source_key,
+        source_id=inp.source_id,
+        size_bytes=staged.size_bytes,
+        captured_at=inp.captured_at or inp.submitted_at,
+        signer=inp.signer,
+        source_sig=staged.source_sig,
+    )
+
+
+def _ocr_input(inp: DocumentInput, staged: StageResult, valid: ValidationResult) -> OcrInput:
+    return OcrInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        source_key=staged.source_key,
+        media_type=valid.media_type,
+        pages=valid.pages,
+        source_sig=staged.source_sig,
+    )
+
+
+def _pages_input(
+    inp: DocumentInput, staged: StageResult, valid: ValidationResult
+) -> ReviewPagesInput:
+    return ReviewPagesInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        source_key=staged.source_key,
+        source_sig=staged.source_sig,
+        media_type=valid.media_type,
+        pages=valid.pages,
+    )
+
+
+def _check_input(
+    inp: DocumentInput, valid: ValidationResult, ocr: OcrResult, *, review: bool = False
+) -> CheckInput:
+    return CheckInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        expected_pages=valid.pages,
+        page_keys=ocr.page_keys,
+        page_sigs=ocr.page_sigs,
+        document_type=inp.document_type,
+        review=review,
+    )
+
+
+_ENDED = frozenset({DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED, DocState.REVIEW})

@@ -12,26 +12,32 @@ recipient receives the packet once. Each step is idempotent on its own: files
 are created once and re-read on a retry, the egress event and the receipt are
 appended once (``custody.state.egress.append_once``), and every channel
 refuses to store a second copy. History carries keys, hashes and codes only.
+
+Each step gets its own small input (``custody.release_steps.Inputs``) and its
+result carries only what the step adds, with the attempt that made it. Every
+step's options come from the step table in ``workflows.retries``. The
+workflow is auto-upgrade on a versioned worker, so a release started before
+these shapes replays and runs on here: without the ``release-step-models``
+marker in its history it keeps sending the nested v1 inputs it began with
+(``custody.release_steps_v1``), same commands, same options.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from collections.abc import Callable
 from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy, SearchAttributeKey
+from temporalio.common import SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.release import ReleaseActivities
     from custody import egress as eg
-    from custody.errors import (
-        EGRESS_REFUSE_CODES,
-        Code,
-        ReleaseStepFailed,
-    )
+    from custody import release_steps as steps
+    from custody import release_steps_v1 as v1
+    from custody.errors import EGRESS_REFUSE_CODES, Code, ReleaseStepFailed
     from custody.queues import SA_REASON, SA_STATE, SA_TENANT
     from workflows import retries as r
 
@@ -40,10 +46,15 @@ REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
 TENANT_KEY = SearchAttributeKey.for_keyword(SA_TENANT)
 RECIPIENT_KEY = SearchAttributeKey.for_keyword(eg.SA_RECIPIENT)
 
+#: Marks a run that sends each step its own input (custody.release_steps).
+STEP_MODELS_PATCH = "release-step-models"
+
 _REFUSALS = frozenset(c.value for c in EGRESS_REFUSE_CODES)
 
-InT = TypeVar("InT")
-OutT = TypeVar("OutT")
+
+Activities = TypeVar("Activities")
+In = TypeVar("In")
+Out = TypeVar("Out", bound=r.Attempted)
 
 
 @workflow.defn(name=eg.RELEASE_WORKFLOW_NAME)
@@ -54,6 +65,7 @@ class ReleaseWorkflow:
 
     @workflow.run
     async def run(self, inp: eg.ReleaseInput) -> eg.ReleaseResult:
+        shapes = steps.Inputs(inp) if self._step_models() else v1.Inputs(inp)
         self._set(eg.ReleaseState.RUNNING, None, inp)
         result = eg.ReleaseResult(
             release_id=inp.release_id,
@@ -65,59 +77,41 @@ class ReleaseWorkflow:
             workflow_id=workflow.info().workflow_id,
         )
         try:
-            prepared = await self._step(
-                "prepare",
-                "custody.release.prepare",
-                inp,
-                eg.Prepared,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
-            )
+            prepared = await self._step(r.PREPARE, ReleaseActivities.prepare, shapes.prepare())
         except ReleaseStepFailed as f:
             # Nothing rendered, nothing left: a refusal, or a store that stayed down.
             state = eg.ReleaseState.REFUSED if f.code in _REFUSALS else eg.ReleaseState.FAILED
             return self._end(result, state, f.code, inp)
         result.policy = prepared.policy.name
         try:
-            rendered = await self._step(
-                "render",
-                "custody.release.render",
-                prepared,
-                eg.Rendered,
-                r.RELEASE_RENDER_TIMEOUT,
-                r.RELEASE_RENDER_RETRY,
-            )
+            rendered = await self._step(r.RENDER, ReleaseActivities.render, shapes.render(prepared))
             result.files = rendered.files
             recorded = await self._step(
-                "record",
-                "custody.release.record",
-                rendered,
-                eg.Recorded,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
+                r.RECORD, ReleaseActivities.record, shapes.record(prepared, rendered)
             )
         except ReleaseStepFailed as f:
             return self._end(result, eg.ReleaseState.FAILED, f.code, inp)  # nothing left yet
+        return await self._hand_over(inp, shapes, result, steps.Made(prepared, rendered, recorded))
+
+    async def _hand_over(
+        self,
+        inp: eg.ReleaseInput,
+        shapes: steps.Inputs | v1.Inputs,
+        result: eg.ReleaseResult,
+        made: steps.Made,
+    ) -> eg.ReleaseResult:
+        """Deliver what was recorded, then sign its receipt; or close the release failed."""
         try:
-            delivered = await self._step(
-                "deliver",
-                "custody.release.deliver",
-                recorded,
-                eg.Delivered,
-                r.RELEASE_DELIVER_TIMEOUT,
-                _delivery_retry(inp),
-            )
+            delivery = r.deliver(inp.delivery)
+            delivered = await self._step(delivery, ReleaseActivities.deliver, shapes.deliver(made))
         except ReleaseStepFailed as f:
-            await self._close(recorded, f.code)
+            # Appended after the egress event; if even that fails, the result still says so.
+            with contextlib.suppress(ReleaseStepFailed):
+                await self._step(r.CLOSE, ReleaseActivities.close, shapes.close(made, f.code))
             return self._end(result, eg.ReleaseState.FAILED, f.code, inp)
         try:
             receipt = await self._step(
-                "receipt",
-                "custody.release.receipt",
-                eg.ReceiptInput(recorded=recorded, delivered=delivered),
-                eg.ReceiptRef,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
+                r.RECEIPT, ReleaseActivities.receipt, shapes.receipt(made, delivered)
             )
         except ReleaseStepFailed as f:
             # The packet arrived; only its receipt is missing, which ``egress verify`` shows.
@@ -125,44 +119,24 @@ class ReleaseWorkflow:
         result.receipt_key = receipt.key
         return self._end(result, eg.ReleaseState.DELIVERED, None, inp)
 
-    async def _close(self, recorded: eg.Recorded, code: str) -> None:
-        """Append ``egress.failed``; if even that fails, the result still says failed."""
-        with contextlib.suppress(ReleaseStepFailed):
-            await self._step(
-                "close",
-                "custody.release.close",
-                eg.CloseInput(recorded=recorded, code=code),
-                eg.Recorded,
-                r.RELEASE_STORE_TIMEOUT,
-                r.RELEASE_STORE_RETRY,
-            )
+    def _step_models(self) -> bool:
+        """Whether this run sends each step its own input: every run started since the patch."""
+        return workflow.patched(STEP_MODELS_PATCH)
 
-    async def _step(
-        self,
-        name: str,
-        activity: str,
-        arg: InT,
-        result_type: type[OutT],
-        timeout: timedelta,
-        retry: RetryPolicy,
-    ) -> OutT:
-        """Run one activity by its registered name; a final failure is ``ReleaseStepFailed``."""
-        call: Callable[..., Awaitable[OutT]] = workflow.execute_activity
+    async def _step(self, step: r.Step, method: Callable[[Activities, In], Out], arg: In) -> Out:
+        """Run one step of the table; a final failure is ``ReleaseStepFailed``.
+
+        Either way the step's attempts are the real ones: as the result states
+        them, or as the failure does (``workflows.retries.attempts_of``).
+        """
         try:
-            out = await call(
-                activity,
-                arg,
-                result_type=result_type,
-                start_to_close_timeout=timeout,
-                heartbeat_timeout=r.RELEASE_HEARTBEAT,
-                retry_policy=retry,
-            )
+            out = await r.execute(step, method, arg)
         except ActivityError as err:
             cause = err.cause
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
-            self._attempts[name] = self._attempts.get(name, 0) + 1
+            self._attempts[step.name] = r.attempts_of(err, step.retry)
             raise ReleaseStepFailed(code or Code.INTERNAL.value) from err
-        self._attempts[name] = self._attempts.get(name, 0) + 1
+        self._attempts[step.name] = out.attempt
         return out
 
     def _end(
@@ -191,14 +165,3 @@ class ReleaseWorkflow:
     @workflow.query
     def state(self) -> str:
         return self._state.value
-
-
-def _delivery_retry(inp: eg.ReleaseInput) -> RetryPolicy:
-    """Delivery waits out a recipient that is down, then fails with the channel's code."""
-    return RetryPolicy(
-        initial_interval=timedelta(seconds=inp.delivery.initial_interval_s),
-        backoff_coefficient=2.0,
-        maximum_interval=timedelta(seconds=inp.delivery.maximum_interval_s),
-        maximum_attempts=inp.delivery.max_attempts,
-        non_retryable_error_types=r.NEVER_RETRY,
-    )

@@ -21,12 +21,16 @@ from activities.scratch import StagingArea
 from custody import egress as eg
 from custody.errors import ProvenanceInvalid
 from custody.models import PageText
+from custody.release_steps import RenderInput
 from custody.stores import ObjectStore
+
+#: One released file: its name, media type, and how to make it.
+Builder = tuple[str, str, Callable[[], bytes]]
 
 
 @dataclass
 class Job:
-    prepared: eg.Prepared
+    release: RenderInput
     source: eg.SourceDoc
     area: StagingArea
     store: ObjectStore
@@ -52,10 +56,10 @@ class Job:
         return build
 
     def _mark(self) -> ReleaseMark:
-        release, policy = self.prepared.release, self.prepared.policy
+        release, policy = self.release, self.release.policy
         return ReleaseMark(
             release_id=release.release_id,
-            recipient=self.prepared.recipient.name,
+            recipient=release.recipient,
             policy_name=policy.name,
             policy_sha256=policy.sha256(),
             date=release.requested_at.date().isoformat(),
@@ -63,15 +67,15 @@ class Job:
         )
 
     def _signed(self, data: bytes, media_type: str) -> bytes:
-        if not self.prepared.policy.c2pa:
+        release, policy = self.release, self.release.policy
+        if not policy.c2pa:
             return data
-        release, policy = self.prepared.release, self.prepared.policy
         claim = provenance.EgressClaim(
             release_id=release.release_id,
-            recipient=self.prepared.recipient.name,
+            recipient=release.recipient,
             policy_name=policy.name,
             policy_sha256=policy.sha256(),
-            source_sha256s=[s.sha256 for s in self.prepared.sources],
+            source_sha256s=[s.sha256 for s in release.sources],
             tenant=release.tenant,
         )
         creds = provenance.ensure_chain(self.c2pa_dir, production=self.production)
@@ -79,6 +83,19 @@ class Job:
 
     def _pages(self) -> _Pages:
         return _Pages(self)
+
+
+def files(job: Job) -> Iterator[Builder]:
+    """Each file of ``job``'s source that its policy includes."""
+    include, src = job.release.policy.include, job.source
+    stem = f"document-{src.sha256[:16]}"
+    if "searchable_pdf" in include:
+        yield f"{stem}.pdf", "application/pdf", job.pdf
+    if "page_images" in include:
+        for page in range(src.pages):
+            yield f"{stem}-p{page + 1:03d}.png", "image/png", job.png(page)
+    if "text" in include:
+        yield f"{stem}.txt", "text/plain", lambda: job.store.get(src.text_key)
 
 
 def manifest_sha256(data: bytes, media_type: str, c2pa_dir: Path, production: bool) -> str:

@@ -13,8 +13,10 @@ A tenant registers each recipient with one channel (:class:`RecipientChannel`):
 Exactly once at the recipient: a retried delivery (after a crash, a timeout, a
 worker restart) finds what the first attempt left and treats identical bytes as
 already delivered and different bytes as ``DELIVERY_CONFLICT``. For outbox and
-S3 the packet manifest is written last, as the commit marker. Every wait is
-bounded by :class:`RetryPolicy`. Messages carry codes, ids and hashes only.
+S3 the packet manifest is written last, as the commit marker. A channel tries
+once per call, within :class:`AttemptLimits`; trying again is the deliver
+step's retry policy (``workflows.retries.deliver``), the only retry there is.
+Messages carry codes, ids and hashes only.
 """
 
 from __future__ import annotations
@@ -187,22 +189,24 @@ class Delivery(_Model):
     answer_sha256: str
     already_delivered: bool
     status: int | None = None  # the HTTP status, https only
-    attempts: int = 1
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
-    """Bounds on every wait: a channel never blocks an activity past ``deadline_s``."""
+class AttemptLimits:
+    """How long one delivery attempt may take: each request, and the attempt as a whole.
 
-    max_attempts: int = 6
-    base_delay_s: float = 0.5
-    max_delay_s: float = 30.0
-    attempt_timeout_s: float = 30.0
-    deadline_s: float = 300.0
+    Not a retry policy: a channel sends each request once, and an attempt that
+    fails raises its code for Temporal to retry (it used to retry inside too,
+    three tries per attempt, which multiplied with Temporal's eight into 24).
+    ``deadline_s`` keeps a packet of many files from holding a worker past it.
+    """
+
+    request_timeout_s: float = 30.0
+    deadline_s: float = 60.0
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1 or min(self.attempt_timeout_s, self.deadline_s) <= 0:
-            raise ValueError("a retry policy needs an attempt and a positive time budget")
+        if min(self.request_timeout_s, self.deadline_s) <= 0:
+            raise ValueError("an attempt needs a positive time budget")
 
 
 class S3Access(_Model):

@@ -8,7 +8,7 @@ delivery still never loads boto3 (``store_push`` imports it for S3 only).
 from __future__ import annotations
 
 from activities.egress import https_push, store_push
-from activities.egress.channels import Channel, RecipientChannel, RetryPolicy, S3Access
+from activities.egress.channels import AttemptLimits, Channel, RecipientChannel, S3Access
 
 
 def open_channel(
@@ -16,12 +16,12 @@ def open_channel(
     *,
     s3: S3Access | None = None,
     ca_file: str | None = None,
-    policy: RetryPolicy | None = None,
+    limits: AttemptLimits | None = None,
 ) -> Channel:
-    """The channel for ``spec``."""
-    policy = policy or RetryPolicy()
+    """The channel for ``spec``; each of its ``deliver`` calls is one try within ``limits``."""
+    limits = limits or AttemptLimits()
     if spec.kind == "outbox":
-        return store_push.outbox_channel(spec, policy)
+        return store_push.outbox_channel(spec, limits)
     if spec.kind == "s3":
-        return store_push.s3_channel(spec, s3 or S3Access(), ca_file, policy)
-    return https_push.HttpsChannel(spec, ca_file=ca_file, policy=policy)
+        return store_push.s3_channel(spec, s3 or S3Access(), ca_file, limits)
+    return https_push.HttpsChannel(spec, ca_file=ca_file, limits=limits)

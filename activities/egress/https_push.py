@@ -1,4 +1,4 @@
-"""HTTPS push: one POST per packet, retried with backoff, kept once by its idempotency key.
+"""HTTPS push: one POST per packet and attempt, kept once by its idempotency key.
 
 Wire format (``custody-packet/1``)::
 
@@ -21,10 +21,10 @@ How the recipient's answer is read:
 * 409 naming another hash: it holds a different packet under this release,
   ``DELIVERY_CONFLICT``, not retryable.
 * 409 without that header (a request with this key still in flight), 408, 429,
-  5xx, refused connections, resets and timeouts: retried with exponential
-  backoff and full jitter, at most ``max_attempts`` times and never past
-  ``deadline_s``. Then ``RECIPIENT_UNREACHABLE``, a retryable code: the
-  activity may run again later, and the same key keeps that safe.
+  5xx, refused connections, resets and timeouts (the request's own, never past
+  the attempt's deadline): ``RECIPIENT_UNREACHABLE``, a retryable code. The
+  deliver step's retry policy sends the POST again later
+  (``workflows.retries.deliver``); the same key keeps that safe.
 * Anything else (redirects are not followed, other 4xx): ``RECIPIENT_REFUSED``,
   not retryable. So is a TLS certificate that does not verify: trust is
   configuration (``ca_file``), not luck.
@@ -39,20 +39,12 @@ import base64
 import hashlib
 import http.client
 import io
-import random
 import re
 import ssl
-import time
 import zipfile
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from activities.egress.channels import (
-    Delivery,
-    Packet,
-    RecipientChannel,
-    RetryPolicy,
-)
+from activities.egress.channels import AttemptLimits, Delivery, Packet, RecipientChannel
 from custody.errors import Code, DeliveryFailed
 
 ANSWER_CAP = 1 << 20
@@ -85,7 +77,7 @@ def packet_headers(packet: Packet, body: bytes) -> dict[str, str]:
 
 
 class HttpsChannel:
-    """Pushes packets to one URL; ``sleep`` and ``clock`` are parameters so every wait is ours."""
+    """Pushes packets to one URL: one POST per ``deliver`` call, within ``limits``."""
 
     kind = "https"
 
@@ -94,48 +86,18 @@ class HttpsChannel:
         spec: RecipientChannel,
         *,
         ca_file: str | None = None,
-        policy: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
+        limits: AttemptLimits | None = None,
     ) -> None:
-        self.spec, self.policy = spec, policy or RetryPolicy()
+        self.spec, self.limits = spec, limits or AttemptLimits()
         self._url = http_target(spec)
         https = spec.target.startswith("https://")
         self._tls = ssl.create_default_context(cafile=ca_file) if https else None
-        self._sleep, self._clock, self._rng = sleep, clock, random.Random()
 
     def deliver(self, packet: Packet) -> Delivery:
-        """POST until accepted, refused, or out of attempts or time."""
+        """POST once: accepted (or already held), or the code the answer means."""
         body = packet_zip(packet)
-        headers = packet_headers(packet, body)
-        deadline = self._clock() + self.policy.deadline_s
-        attempt, failure = 0, "no attempt"
-        while attempt < self.policy.max_attempts:
-            attempt += 1
-            try:
-                return self._attempt(packet, body, headers, deadline, attempt)
-            except DeliveryFailed as exc:
-                if not exc.retryable:
-                    raise
-                failure = exc.detail
-            delay = self._backoff(attempt)
-            if attempt == self.policy.max_attempts or self._clock() + delay >= deadline:
-                break
-            self._sleep(delay)
-        detail = f"release {packet.release_id}: gave up after {attempt} attempts, last {failure}"
-        raise DeliveryFailed(Code.RECIPIENT_UNREACHABLE, detail)
-
-    def _backoff(self, attempt: int) -> float:
-        """Full jitter: spreads retries of many workers after a recipient outage."""
-        ceiling = min(self.policy.max_delay_s, self.policy.base_delay_s * 2 ** (attempt - 1))
-        return self._rng.uniform(0, ceiling)
-
-    def _attempt(
-        self, packet: Packet, body: bytes, headers: dict[str, str], deadline: float, attempt: int
-    ) -> Delivery:
-        # Never wait on one attempt past the deadline; a tiny floor keeps it an attempt.
-        timeout = max(0.05, min(self.policy.attempt_timeout_s, deadline - self._clock()))
-        status, answer, held = self._post(body, headers, timeout)
+        timeout = min(self.limits.request_timeout_s, self.limits.deadline_s)
+        status, answer, held = self._post(body, packet_headers(packet, body), timeout)
         answer_sha256 = hashlib.sha256(answer).hexdigest()
         if 200 <= status < 300 or (status == 409 and held == packet.sha256):
             return Delivery(
@@ -146,7 +108,6 @@ class HttpsChannel:
                 answer_sha256=answer_sha256,
                 already_delivered=status == 409,
                 status=status,
-                attempts=attempt,
             )
         raise _judge(packet.release_id, status, answer_sha256, held)
 

@@ -13,8 +13,9 @@ call; a rerun after a crash between files and manifest completes the packet.
 
 The receipt hash (``answer_sha256``) covers the location and, per object, its
 key, SHA-256 and size, plus ETag and version id on S3: it is the same for the
-first delivery and every redelivery of one packet. The S3 client's own retries
-and timeouts come from :class:`RetryPolicy`; the deadline is checked between files.
+first delivery and every redelivery of one packet. Each request is sent once
+(botocore's own retries are off: the deliver step's retry policy is the only
+retry) within :class:`AttemptLimits`; the deadline is checked between files.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from typing import Any
 
 from activities.egress.channels import (
     MANIFEST_NAME,
+    AttemptLimits,
     ChannelKind,
     Delivery,
     Packet,
     RecipientChannel,
-    RetryPolicy,
     S3Access,
     split_s3_target,
 )
@@ -54,15 +55,15 @@ class StoreChannel:
         kind: ChannelKind,
         store: ObjectStore,
         location: str,
-        policy: RetryPolicy,
+        limits: AttemptLimits,
         stamp: Callable[[str], dict[str, str]] = lambda key: {},
     ) -> None:
         self.kind: ChannelKind = kind
-        self.store, self.location, self.policy, self._stamp = store, location, policy, stamp
+        self.store, self.location, self.limits, self._stamp = store, location, limits, stamp
 
     def deliver(self, packet: Packet) -> Delivery:
         """Files first, manifest last; a rerun after a crash completes the same packet."""
-        deadline = time.monotonic() + self.policy.deadline_s
+        deadline = time.monotonic() + self.limits.deadline_s
         with _recipient_errors():
             committed = self.store.exists(f"{packet.release_id}/{MANIFEST_NAME}")
             self._write_files(packet, deadline)
@@ -118,15 +119,15 @@ def _unreachable(detail: str) -> DeliveryFailed:
     return DeliveryFailed(Code.RECIPIENT_UNREACHABLE, detail)
 
 
-def outbox_channel(spec: RecipientChannel, policy: RetryPolicy) -> StoreChannel:
+def outbox_channel(spec: RecipientChannel, limits: AttemptLimits) -> StoreChannel:
     """A directory channel; files get mode 0600 and folders 0700, as LocalStore makes them."""
     with _recipient_errors():  # LocalStore creates the directory: it may be unwritable
         store = LocalStore(Path(spec.target))
-    return StoreChannel("outbox", store, spec.location, policy)
+    return StoreChannel("outbox", store, spec.location, limits)
 
 
 def s3_channel(
-    spec: RecipientChannel, access: S3Access, ca_file: str | None, policy: RetryPolicy
+    spec: RecipientChannel, access: S3Access, ca_file: str | None, limits: AttemptLimits
 ) -> StoreChannel:
     """A bucket channel with its own client: the recipient's endpoint and keys, not ours."""
     import boto3
@@ -134,11 +135,12 @@ def s3_channel(
 
     from custody.stores.s3 import S3Store
 
-    # As custody.stores.s3.client_from_settings builds the store's own client.
+    # As custody.stores.s3.client_from_settings builds the store's own client, but
+    # each request sent once: a failed attempt is the deliver step's to retry.
     config = Config(
-        connect_timeout=policy.attempt_timeout_s,
-        read_timeout=policy.attempt_timeout_s,
-        retries={"max_attempts": policy.max_attempts, "mode": "standard"},
+        connect_timeout=limits.request_timeout_s,
+        read_timeout=limits.request_timeout_s,
+        retries={"total_max_attempts": 1, "mode": "standard"},
         s3={"addressing_style": "path" if access.endpoint_url else "auto"},
     )
     key_id, secret = access.access_key_id, access.secret_access_key
@@ -153,7 +155,7 @@ def s3_channel(
     )
     bucket, prefix = split_s3_target(spec.target)
     store = S3Store(client, bucket, prefix)
-    return StoreChannel("s3", store, spec.location, policy, _s3_stamp(store))
+    return StoreChannel("s3", store, spec.location, limits, _s3_stamp(store))
 
 
 def _s3_stamp(store: Any) -> Callable[[str], dict[str, str]]:

@@ -32,6 +32,7 @@ from custody import egress as eg
 from custody.errors import Code, EgressRefused
 from custody.ledger.signing import Signer
 from custody.models import PageText, SignedRecord
+from custody.release_steps import RenderInput
 from custody.settings import Settings
 from custody.stores import ObjectStore
 
@@ -45,7 +46,7 @@ _MAKE_DEADLINE_S = 15 * 60.0
 
 
 def redacted_files(
-    p: eg.Prepared,
+    p: RenderInput,
     src: eg.SourceDoc,
     parts: tuple[ObjectStore, Signer, StagingArea, Settings],
     job: Job,
@@ -57,9 +58,7 @@ def redacted_files(
     def view() -> RedactionView:
         redactor = Redactor(store, signer, area, lambda: build_engine(settings), settings.limits)
         with _beating(_MAKE_DEADLINE_S):
-            return redactor.redact(
-                src.sha256, p.release.tenant, DEFAULT_REDACTION, p.release.actor
-            ).view
+            return redactor.redact(src.sha256, p.tenant, DEFAULT_REDACTION, p.actor).view
 
     def pdf() -> bytes:
         return job._signed(watermarked(store, view(), job._mark()), "application/pdf")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from custody import egress as eg
 from custody import ids
 from custody.models import PageText, SignedRecord
+from custody.release_steps import RenderInput
 from custody.stores import ObjectStore
 from starter.client.connect import CustodyClient
 
@@ -26,8 +27,8 @@ if TYPE_CHECKING:  # the renderer's libraries load only when a bench runs
 Figures = dict[str, Any]
 
 
-def prepared(store: ObjectStore, tenant: str, shas: list[str]) -> eg.Prepared:
-    """What the prepare activity would hand the render activity, for a release to nobody."""
+def prepared(store: ObjectStore, tenant: str, shas: list[str]) -> RenderInput:
+    """What the release workflow would hand the render activity, for a release to nobody."""
     sources = []
     for sha in shas:
         record = SignedRecord.model_validate_json(store.get(ids.record_key(sha, tenant)))
@@ -42,29 +43,19 @@ def prepared(store: ObjectStore, tenant: str, shas: list[str]) -> eg.Prepared:
                 text_key=r.text_key,
             )
         )
-    policy, now = eg.DEFAULT_POLICY, datetime.now(UTC)
-    rid = eg.release_id(tenant, "bench", policy.sha256(), shas)
-    release = eg.ReleaseInput(
-        release_id=rid,
+    policy = eg.DEFAULT_POLICY
+    return RenderInput(
+        release_id=eg.release_id(tenant, "bench", policy.sha256(), shas),
         tenant=tenant,
-        recipient="bench",
-        policy_sha256=policy.sha256(),
-        documents=shas,
         actor="bench",
-        requested_at=now,
+        requested_at=datetime.now(UTC),
+        policy=policy,
+        recipient="bench",
+        sources=sources,
     )
-    recipient = eg.Recipient(
-        name="bench",
-        tenant=tenant,
-        kind=eg.ChannelKind.OUTBOX,
-        target="/nowhere",
-        created_at=now,
-        created_by="bench",
-    )
-    return eg.Prepared(release=release, policy=policy, recipient=recipient, sources=sources)
 
 
-def build_all(client: CustodyClient, prepared: eg.Prepared, mark_pages: int) -> Figures:
+def build_all(client: CustodyClient, prepared: RenderInput, mark_pages: int) -> Figures:
     from activities.egress import build
     from activities.scratch import StagingArea
 
@@ -74,7 +65,7 @@ def build_all(client: CustodyClient, prepared: eg.Prepared, mark_pages: int) -> 
     kept: list[Any] = []
     for source in prepared.sources:
         job = build.Job(
-            prepared=prepared,
+            release=prepared,
             source=source,
             area=StagingArea(settings.staging_path),
             store=client.store,
@@ -103,7 +94,7 @@ def _parts(job: Job, parts: dict[str, float]) -> list[Any]:
     from activities.pages.raster import iter_pages
     from activities.pages.searchable import searchable_pdf
 
-    src, p = job.source, job.prepared
+    src, p = job.source, job.release
     clock = _Clock()
     texts = [PageText.model_validate(t) for t in json.loads(job.store.get(src.pages_key))]
     with job.area.staged(job.store, src.source_key, src.sha256) as path:
@@ -115,12 +106,12 @@ def _parts(job: Job, parts: dict[str, float]) -> list[Any]:
     parts["render"] += plain
     parts["watermark"] += max(0.0, clock.lap() - plain)
     claim = provenance.EgressClaim(
-        release_id=p.release.release_id,
-        recipient=p.recipient.name,
+        release_id=p.release_id,
+        recipient=p.recipient,
         policy_name=p.policy.name,
         policy_sha256=p.policy.sha256(),
         source_sha256s=[s.sha256 for s in p.sources],
-        tenant=p.release.tenant,
+        tenant=p.tenant,
     )
     creds = provenance.ensure_chain(job.c2pa_dir, production=job.production)
     provenance.sign_file(stamped, "application/pdf", claim, creds)
@@ -128,15 +119,15 @@ def _parts(job: Job, parts: dict[str, float]) -> list[Any]:
     return images
 
 
-def _release_mark(p: eg.Prepared) -> Any:
+def _release_mark(p: RenderInput) -> Any:
     from activities.egress.pdfmeta import ReleaseMark
 
     return ReleaseMark(
-        release_id=p.release.release_id,
-        recipient=p.recipient.name,
+        release_id=p.release_id,
+        recipient=p.recipient,
         policy_name=p.policy.name,
         policy_sha256=p.policy.sha256(),
-        date=p.release.requested_at.date().isoformat(),
+        date=p.requested_at.date().isoformat(),
     )
 
 

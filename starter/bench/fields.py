@@ -18,7 +18,9 @@ field ``expected``, ``exact``, ``missing``, ``wrong``, ``wrong_confident``,
 ``exact_share``, ``wrong_by_band``, ``proposed_bar``, ``bar``,
 ``wrong_at_or_above_bar``, ``bar_held``), ``consent_wrong``, ``by_type`` (the
 same per ground-truth type), ``splits`` (the same for ``tuning`` and
-``held_out``), ``targets`` (``held_out``: issue #27's targets on that split).
+``held_out``), ``targets`` (``held_out``: issue #27's targets on that split),
+and ``pairs``: a generic form's key-value pairs against FUNSD's links, for the
+scans with a FUNSD annotation (``starter.bench.pairs``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from custody.models import DocState, DocumentResult, PageText, SignedRecord
 from custody.settings import Settings
 from starter.bench.fields_score import Tally, Truth, targets, truth_for
 from starter.bench.ocr import default_corpus
+from starter.bench.pairs import PairTally, form_truth, links_for
 from starter.bench.pipeline import pipeline_stack
 from starter.bench.referrals import write_set
 from starter.bench.referrals_b import write_set as write_set_b
@@ -53,7 +56,7 @@ def scans(corpus: Path, limit: int | None) -> list[tuple[Path, Truth]]:
     """Scans with ground truth, sorted by name; the first ``limit``."""
     found = []
     for path in sorted(corpus.iterdir()):
-        truth = truth_for(path) if path.suffix.lower() in _SCANS else None
+        truth = (truth_for(path) or form_truth(path)) if path.suffix.lower() in _SCANS else None
         if truth is not None:
             found.append((path, truth))
     return found[:limit] if limit is not None else found
@@ -68,8 +71,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.referrals and not any(t.type == "referral" for _, t in docs):
             docs += drawn_referrals(Path(tmp), args.referrals, args.seed)
         started = time.perf_counter()
-        tallies = asyncio.run(_bench(docs, settings))
-    report = _report(tallies, len(docs), time.perf_counter() - started)
+        tallies, pairs = asyncio.run(_bench(docs, settings))
+    report = _report(tallies, len(docs), time.perf_counter() - started, pairs)
     emit(args, report, _text(report))
     return Exit.OK
 
@@ -83,14 +86,17 @@ def drawn_referrals(out: Path, count: int, seed: int) -> list[tuple[Path, Truth]
     return [doc for part in parts for doc in scans(out / part, None)]
 
 
-async def _bench(docs: list[tuple[Path, Truth]], settings: Settings) -> dict[str, Tally]:
+async def _bench(
+    docs: list[tuple[Path, Truth]], settings: Settings
+) -> tuple[dict[str, Tally], PairTally]:
     tallies: dict[str, Tally] = {"all": Tally()}
+    pairs = PairTally()
     async with pipeline_stack(settings) as pipeline:
         client = pipeline.client
         tenant = f"bench-{uuid4().hex[:12]}"  # fresh, so no earlier run's record is reused
         subs = [await submit(client, path, tenant=tenant) for path, _ in docs]
         results = await asyncio.gather(*(wait(client, s.sha256, tenant=tenant) for s in subs))
-        for (_, truth), result in zip(docs, results, strict=True):
+        for (path, truth), result in zip(docs, results, strict=True):
             read, band, before_bars = _read(client, result)
             keys = ["all", truth.type] + (
                 [f"split:{truth.split}"] if truth.type == "referral" else []
@@ -98,7 +104,10 @@ async def _bench(docs: list[tuple[Path, Truth]], settings: Settings) -> dict[str
             for key in keys:
                 tally = tallies.setdefault(key, Tally())
                 tally.add(truth, read, band, result.state.value, before_bars)
-    return tallies
+            linked = links_for(path)
+            if linked is not None:
+                pairs.add(linked, read.pairs if read is not None else [])
+    return tallies, pairs
 
 
 def _read(
@@ -118,11 +127,14 @@ def _read(
     return read, record.confidence_band, unbarred(pages)
 
 
-def _report(tallies: dict[str, Tally], documents: int, seconds: float) -> dict[str, Any]:
+def _report(
+    tallies: dict[str, Tally], documents: int, seconds: float, pairs: PairTally | None = None
+) -> dict[str, Any]:
     overall = tallies.pop("all")
     splits = {k.split(":", 1)[1]: tallies.pop(k) for k in sorted(tallies) if k.startswith("split:")}
     return {
         **overall.figures(),
+        "pairs": (pairs or PairTally()).figures(),
         "by_type": {kind: t.figures() for kind, t in sorted(tallies.items())},
         "splits": {name: t.figures() for name, t in splits.items()},
         "targets": targets(overall, splits.get("held_out")),
@@ -143,6 +155,9 @@ def _text(report: dict[str, Any]) -> str:
                 f"{name:<18}{f['expected']:>9}{f['exact']:>7}{f['missing']:>8}"
                 f"{f['wrong']:>7}{f['wrong_confident']:>7}"
             )
+    p = report["pairs"]
+    if p["expected"]:
+        lines.append(f"form pairs: precision {p['precision']}, recall {p['recall']}, f1 {p['f1']}")
     lines.append(f"targets met: {report['targets']['all_met']}")
     if "held_out" in report["targets"]:
         lines.append(f"held-out targets met: {report['targets']['held_out']['met']}")

@@ -37,6 +37,7 @@ class ChaosStack:
             home=home,
             temporal_address=f"127.0.0.1:{free_port()}",
             temporal_ui_port=free_port(),
+            allow_plaintext=True,  # a throwaway stack run without keys, on purpose
         )
         self.extra_env = env or {}
         self.stack = Stack(self.settings)

@@ -26,6 +26,7 @@ from custody.ledger.events import Ledger, scopes
 from custody.ledger.signing import public_keys
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
+from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit, emit_reports
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
 from starter.evidence.trust import TrustAnchors
@@ -45,7 +46,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add_all_tenants(verify, "every tenant's log, each reported on its own (the default)")
     verify.set_defaults(handler=_verify)
     log = audit.add_parser("log", parents=[common], help="events of one document")
-    log.add_argument("sha256")
+    log.add_argument("sha256", help=DOCUMENT_HELP)
     log.set_defaults(handler=_log)
     seal = audit.add_parser("seal", parents=[common], help="sign and witness the tree heads")
     add_all_tenants(seal, "every tenant's log (the default)")

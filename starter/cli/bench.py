@@ -12,23 +12,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from custody.extras import require
 from custody.settings import Settings
 from starter.bench import DEGRADATIONS, ENGINES
-from starter.cli.registry import Handler, add_command, load
+from starter.cli.registry import Handler, add_command, load, supervised
+
+
+def _some_of(
+    parser: argparse.ArgumentParser, flag: str, choices: tuple[str, ...], text: str
+) -> None:
+    """An option naming one or more of ``choices``, all of them by default."""
+    parser.add_argument(
+        flag, nargs="+", choices=choices, default=list(choices), help=f"{text} (default: all)"
+    )
 
 
 def _ocr(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
     parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
-    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
+    _some_of(parser, "--engines", ENGINES, "the engines to read the corpus with, side by side")
     parser.add_argument("--plot", type=Path, default=None, help="write a PNG of the figures")
     parser.add_argument(
         "--stream-rounds", type=int, default=3, help="stream rounds, each beside the engine"
     )
     parser.add_argument("--degrade-docs", type=int, default=6, help="documents to degrade, 0: none")
-    parser.add_argument(
-        "--degradations", nargs="+", choices=DEGRADATIONS, default=list(DEGRADATIONS)
-    )
+    _some_of(parser, "--degradations", DEGRADATIONS, "how to degrade those documents")
     parser.add_argument("--seed", type=int, default=0, help="seed of the degraded variants")
     parser.add_argument(
         "--lanes",
@@ -79,7 +87,12 @@ def _scale(parser: argparse.ArgumentParser) -> None:
 def _fairness(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--b-docs", type=int, default=5, help="tenant B's documents")
     parser.add_argument("--ratio", type=int, default=10, help="A submits this many times B's")
-    parser.add_argument("--engine", choices=("tesseract", "rapidocr"), default="tesseract")
+    parser.add_argument(
+        "--engine",
+        choices=("tesseract", "rapidocr"),
+        default="tesseract",
+        help="the OCR engine the workers run (default: tesseract, the fastest)",
+    )
     parser.add_argument("--io-slots", type=int, default=2, help="I/O worker slots (cores)")
     parser.add_argument(
         "--compare-off", action="store_true", help="run the contended phase without fairness too"
@@ -163,11 +176,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     for kind, (module, text, arguments) in BENCHES.items():
         parser = kinds.add_parser(kind, parents=[common], help=text)
         arguments(parser)
-        parser.set_defaults(handler=_runner(module, f"bench {kind}"))
+        parser.set_defaults(handler=supervised(_runner(module, f"bench {kind}")))
 
 
 def _runner(module: str, command: str) -> Handler:
     def run(args: argparse.Namespace, settings: Settings) -> int:
+        require("bench", f"custody {command}")  # every kind, before any process starts
         code: int = load(module, command).run(args, settings)
         return code
 

@@ -15,11 +15,12 @@ import random
 from typing import Any
 
 from custody.errors import UsageError
+from custody.extras import require
 from custody.settings import Settings
 from starter.chaos.runner import run, table
 from starter.chaos.scenarios import SCENARIOS
 from starter.cli.output import Exit, emit
-from starter.cli.registry import add_command
+from starter.cli.registry import add_command, supervised
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -28,7 +29,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="print the scenarios")
     parser.add_argument("--trials", type=int, default=1, help="trials per scenario")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random timing")
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=supervised(handle))
 
 
 def handle(args: argparse.Namespace, settings: Settings) -> int:
@@ -43,6 +44,7 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(detail=f"unknown scenario {args.scenario!r}; see custody chaos --list")
     if args.trials < 1:
         raise UsageError(detail="custody chaos: --trials must be at least 1")
+    require("chaos", "custody chaos")  # before any process starts
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     report = asyncio.run(run(names, args.trials, seed))
     emit(args, report, table(report))

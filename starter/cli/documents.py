@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from custody import ids
-from custody.egress import EgressKind
-from custody.errors import CustodyError
-from custody.fields import DocType
+from custody.errors import AdmissionRejected, CustodyError
 from custody.models import DocState, DocumentResult
-from custody.state.egress import hand_out
-from starter.cli.actor import operator
-from starter.cli.output import Exit, emit, for_state, rendered
+from starter.cli.options import positive, readable_file
+from starter.cli.output import Exit, emit, for_state, stdout
+from starter.cli.progress import Progress
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
+from starter.cli.results import result
 from starter.client.connect import CustodyClient
 from starter.client.read import list_documents
-from starter.client.read import result as api_result
 from starter.client.read import status as api_status
 from starter.client.submit import Submission, wait
 from starter.client.submit import submit as api_submit
@@ -32,27 +27,38 @@ _COLUMNS = ("sha256", "state", "pages", "confidence", "code", "result")
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s = add_command(sub, "submit", parents=[common])
-    s.add_argument("paths", nargs="+")
-    s.add_argument("--source-id", default=None)
+    s.add_argument(
+        "paths", nargs="+", type=readable_file, metavar="PATH", help="PDF, PNG, JPEG or TIFF files"
+    )
+    s.add_argument("--source-id", default=None, help="the sending system's id for them, e.g. fax-7")
     s.add_argument(
         "--type",
         dest="document_type",
-        choices=[t.value for t in DocType],
         default=None,
-        help="the documents' type (else Custody classifies each)",
+        help="the documents' type: form, receipt, referral or a configured one such as "
+        "discharge (custody fields policy show); else Custody classifies each",
     )
-    s.add_argument("--wait", action="store_true", help="wait for terminal states")
-    s.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait at most")
+    s.add_argument("--wait", action="store_true", help="wait for each to be published or refused")
+    s.add_argument(
+        "--timeout", type=float, default=1800.0, help="with --wait: seconds to wait at most"
+    )
     s.set_defaults(handler=with_client(submit))
     st = add_command(sub, "status", parents=[common])
-    st.add_argument("document", help="SHA-256 or a file path")
+    st.add_argument("document", help="its SHA-256 (8+ hex characters do), or the file itself")
     st.set_defaults(handler=with_client(status))
     r = add_command(sub, "result", parents=[common])
-    r.add_argument("sha256")
+    r.add_argument("sha256", help="the document's SHA-256 (8+ hex characters do)")
     r.set_defaults(handler=with_client(result))
     ls_ = add_command(sub, "ls", parents=[common])
-    ls_.add_argument("--state", default=None)
-    ls_.add_argument("--limit", type=int, default=100)
+    ls_.add_argument(
+        "--state",
+        default=None,
+        choices=[state.value for state in DocState],
+        help="only documents in this state (published, rejected, quarantined end a document)",
+    )
+    ls_.add_argument(
+        "--limit", type=positive, default=100, metavar="N", help="at most N documents (100)"
+    )
     add_all_tenants(ls_, "every tenant's documents")
     ls_.set_defaults(handler=with_client(ls))
 
@@ -69,6 +75,9 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
                 tenant=args.tenant,
                 document_type=args.document_type,
             )
+        except AdmissionRejected as err:  # not now: the same answer the edge gives
+            rows.append(_refused_row(path, err))
+            continue
         except CustodyError as err:  # refused before a workflow existed
             rows.append({"input": path, "state": "rejected", "code": str(err.code)})
             continue
@@ -79,6 +88,16 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
         await _wait_all(client, pending, rows, args.timeout)
     _print_rows(args, rows, client)
     return max((for_state(str(r.get("state"))) for r in rows), default=Exit.OK)
+
+
+def _refused_row(path: str, err: AdmissionRejected) -> dict[str, Any]:
+    # Nothing was uploaded: the caller may try again after ``retry_after`` seconds.
+    return {
+        "input": path,
+        "state": "refused",
+        "code": str(err.code),
+        "retry_after": round(err.retry_after),
+    }
 
 
 def _submission_row(path: str, sub: Submission, client: CustodyClient) -> dict[str, Any]:
@@ -105,7 +124,7 @@ async def _wait_all(
     rows: list[dict[str, Any]],
     timeout: float,
 ) -> None:
-    bar = _Progress(len(pending))
+    bar = Progress(len(pending))
     tasks: dict[asyncio.Future[DocumentResult], int] = {
         asyncio.ensure_future(wait(client, s.sha256, tenant=s.tenant)): i for i, s in pending
     }
@@ -128,11 +147,25 @@ def _result_row(res: DocumentResult, client: CustodyClient) -> dict[str, Any]:
     }
 
 
-def _where(client: CustodyClient, key: str) -> str:
+def _where(client: CustodyClient, key: str) -> str | None:
+    """Where a person can open the record: a plain store's file or S3 object; None when
+    sealed (the file there is ciphertext; ``custody result`` prints the text)."""
+    from custody.stores.sealed import SealedStore  # loaded already: the client opened it
+
+    if isinstance(client.store, SealedStore):
+        return None
     s = client.settings
     if s.store == "s3":
         return f"s3://{s.s3_bucket}/{s.s3_prefix}{key}"
     return str(s.objects_dir.resolve() / key)
+
+
+def _result_hint(row: dict[str, Any]) -> str | None:
+    """The command that prints a published row's text, exactly as it can be typed."""
+    if row.get("state") != DocState.PUBLISHED.value:
+        return None
+    tenant = f" --tenant {row['tenant']}" if row.get("tenant") else ""
+    return f"custody result {row['sha256'][:12]}{tenant}"
 
 
 def _print_rows(
@@ -140,7 +173,8 @@ def _print_rows(
 ) -> None:
     ui = f"http://localhost:{client.settings.temporal_ui_port}"
     if args.json:
-        print(json.dumps({"documents": rows, "temporal_ui": ui}, default=str, indent=2))
+        body = {"documents": rows, "temporal_ui": ui}
+        print(json.dumps(body, default=str, indent=2), file=stdout())
         return
     table = [("SHA256", "STATE", "PAGES", "CONF", "CODE", "RESULT / INPUT")]
     for r in rows:
@@ -152,94 +186,24 @@ def _print_rows(
                 str(r.get("pages", "-")),
                 f"{conf:.2f}" if isinstance(conf, float) else "-",
                 r.get("code") or "-",
-                r.get("result") or r["input"],
+                _result_hint(r) or r["input"],
             )
         )
     widths = [max(len(row[i]) for row in table) for i in range(len(_COLUMNS) - 1)]
-    for row in table:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + "  " + row[-1])
-    print(f"\nTemporal UI: {ui}")
-
-
-class _Progress:
-    """A one-line progress bar on stderr, shown only on a terminal."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.enabled = sys.stderr.isatty()
-
-    async def track(
-        self, tasks: dict[asyncio.Future[DocumentResult], int], timeout: float
-    ) -> tuple[set[asyncio.Future[DocumentResult]], set[asyncio.Future[DocumentResult]]]:
-        deadline = time.monotonic() + timeout
-        done: set[asyncio.Future[DocumentResult]] = set()
-        pending = set(tasks)
-        while pending and time.monotonic() < deadline:
-            self._draw(len(done))
-            finished, pending = await asyncio.wait(
-                pending,
-                timeout=min(1.0, deadline - time.monotonic()),
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            done |= finished
-        self._draw(len(done))
-        if self.enabled:
-            sys.stderr.write("\n")
-        return done, pending
-
-    def _draw(self, done: int) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = width * done // max(self.total, 1)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} done")
-        sys.stderr.flush()
+    for cells in table:
+        line = "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=False)) + "  " + cells[-1]
+        print(line, file=stdout())
+    print(f"\nTemporal UI: {ui}", file=stdout())
 
 
 async def status(args: argparse.Namespace, client: CustodyClient) -> int:
-    sha256 = _sha_of(args.document)
-    view = await api_status(client, sha256, args.tenant)
+    # ``document`` is a SHA-256 by now: a path or a prefix was resolved before (prefixes).
+    view = await api_status(client, args.document, args.tenant)
     data = view.model_dump(mode="json")
     lines = [f"{k}: {v}" for k, v in data.items() if k != "transitions"]
     lines += [f"  {t['at']}  {t['state']}" for t in data["transitions"]]
     emit(args, data, "\n".join(lines))
     return Exit.OK if view.running else for_state(view.state.value)
-
-
-def _sha_of(document: str) -> str:
-    """A SHA-256 as given, or the SHA-256 of the file at that path."""
-    if len(document) == 64 and all(c in "0123456789abcdef" for c in document):
-        return document
-    digest = hashlib.sha256()
-    with Path(document).open("rb") as src:
-        while chunk := src.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-async def result(args: argparse.Namespace, client: CustodyClient) -> int:
-    view = api_result(client, args.sha256, args.tenant)
-    data = {
-        "record": view.record.model_dump(mode="json"),
-        "text": view.text,
-        "pages": [
-            {"page": p.page, "mean_confidence": p.mean_confidence, "words": len(p.words)}
-            for p in view.pages
-        ],
-    }
-    confs = " ".join(f"p{p.page + 1}={p.mean_confidence:.2f}" for p in view.pages)
-    out = rendered(args, data, f"{view.text}\n\n-- {view.record.pages} pages; confidence {confs}")
-    # The text leaves the store here: the egress event for these exact bytes comes first.
-    hand_out(
-        client.store,
-        args.tenant,
-        EgressKind.READ,
-        (out + "\n").encode("utf-8"),
-        actor=operator(),
-        documents=[args.sha256],
-    )
-    print(out)
-    return Exit.OK
 
 
 async def ls(args: argparse.Namespace, client: CustodyClient) -> int:

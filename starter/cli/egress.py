@@ -22,6 +22,7 @@ from custody.ledger.signing import public_keys
 from custody.settings import Settings
 from custody.state.egress import egress_events
 from custody.stores import open_store
+from starter.cli.options import readable_file
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command
 
@@ -30,16 +31,21 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     group = add_command(sub, "egress")
     actions = group.add_subparsers(dest="egress_action", required=True)
     ls = actions.add_parser("ls", parents=[common], help="egress events, oldest first")
-    ls.add_argument("--recipient", default=None)
-    ls.add_argument("--document", default=None, metavar="SHA256")
+    ls.add_argument("--recipient", default=None, help="only events naming this recipient")
+    ls.add_argument(
+        "--document",
+        default=None,
+        metavar="SHA256",
+        help="only events that handed out this document (8+ hex characters do)",
+    )
     ls.add_argument("--policy", default=None, help="policy name or SHA-256")
     ls.add_argument("--since", default=None, metavar="ISO", help="events at or after this time")
     ls.set_defaults(handler=ls_command)
     verify = actions.add_parser("verify", parents=[common], help="replay a release's receipt")
-    verify.add_argument("release_id")
+    verify.add_argument("release_id", help="the release id `custody release` printed")
     verify.set_defaults(handler=verify_command)
     ident = actions.add_parser("identify", parents=[common], help="which release a file is from")
-    ident.add_argument("file", type=Path)
+    ident.add_argument("file", type=readable_file, help="the file found: PDF or image")
     ident.set_defaults(handler=identify_command)
 
 
@@ -124,7 +130,7 @@ def identify_command(args: argparse.Namespace, settings: Settings) -> int:
     from starter.cli.identify import identify
 
     try:
-        data = args.file.read_bytes()
+        data = Path(args.file).read_bytes()
     except OSError as err:
         return fail(
             args.json, Code.NOT_FOUND, f"cannot read the file ({err.strerror})", Exit.NOT_FOUND

@@ -18,17 +18,23 @@ import argparse
 import json
 import os
 import random
+import shlex
+import shutil
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from custody import field_index, ids
-from custody.errors import NotFound, UsageError
+from custody.errors import ConfigurationError, NotFound, UsageError
 from custody.ledger.checkpoints import open_witness
 from custody.ledger.signing import public_keys, rotate, signer_from_settings
+from custody.operators import DecisionKind, acting
+from custody.operators.journal import keep
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
-from starter.cli.actor import operator
+from starter.cli.actor import operator, recorded
+from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit, emit_reports
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
 from starter.evidence import bundle as ev
@@ -38,10 +44,9 @@ from starter.evidence.verify.document import LogProofs, published_documents
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v = add_command(sub, "verify", parents=[common])
-    v.add_argument("sha256", nargs="?")
+    v.add_argument("sha256", nargs="?", help="one document's SHA-256 (8+ hex characters do)")
     v.add_argument("--sample", type=int, default=None, help="verify N random published documents")
     v.add_argument("--all", action="store_true", help="verify every published document")
-    v.add_argument("--by", default=os.environ.get("USER", "operator"), help="who verifies")
     v.add_argument(
         "--trust",
         action="append",
@@ -54,17 +59,27 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v.set_defaults(handler=_verify)
     evidence = add_command(sub, "evidence").add_subparsers(dest="evidence_cmd", required=True)
     show = evidence.add_parser("show", parents=[common], help="the signed record")
-    show.add_argument("sha256")
+    show.add_argument("sha256", help=DOCUMENT_HELP)
     show.set_defaults(handler=_show)
     export = evidence.add_parser("export", parents=[common], help="a self-contained bundle")
-    export.add_argument("sha256")
-    export.add_argument("-o", "--output", required=True, type=Path)
+    export.add_argument("sha256", help=DOCUMENT_HELP)
+    export.add_argument(
+        "-o", "--output", required=True, type=Path, help="the zip file to write, e.g. bundle.zip"
+    )
     export.set_defaults(handler=_export)
     find = evidence.add_parser("find", parents=[common], help="search the evidence store")
-    find.add_argument("--source-id")
-    find.add_argument("--state", choices=["published", "rejected", "quarantined"])
-    find.add_argument("--since", type=datetime.fromisoformat)
-    find.add_argument("--until", type=datetime.fromisoformat)
+    find.add_argument("--source-id", help="only documents the sending system gave this id")
+    find.add_argument(
+        "--state",
+        choices=["published", "rejected", "quarantined"],
+        help="only documents that ended so",
+    )
+    find.add_argument(
+        "--since", type=datetime.fromisoformat, metavar="ISO", help="concluded at or after"
+    )
+    find.add_argument(
+        "--until", type=datetime.fromisoformat, metavar="ISO", help="concluded before"
+    )
     find.add_argument(
         "--field",
         metavar="NAME=VALUE",
@@ -73,7 +88,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add_all_tenants(find)
     find.set_defaults(handler=_find)
     keys = evidence.add_parser("keys", parents=[common], help="signing keys (--rotate: new key)")
-    keys.add_argument("--rotate", action="store_true")
+    keys.add_argument(
+        "--rotate", action="store_true", help="make a new signing key; older ones still verify"
+    )
     keys.add_argument("--valid-days", type=float, help="with --rotate: the new key's validity")
     keys.set_defaults(handler=_keys)
 
@@ -91,8 +108,9 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
         if args.sample is not None:
             subjects = random.sample(subjects, min(args.sample, len(subjects)))
     proofs = LogProofs(open_witness(settings))  # one per run: each log is read once
+    by = recorded(settings, store)
     reports = [
-        ev.verify_and_record(store, sha256, tenant, args.by, anchors, proofs)
+        ev.verify_and_record(store, sha256, tenant, by, anchors, proofs)
         for sha256, tenant in subjects
     ]
     return emit_reports(args, reports)
@@ -115,12 +133,43 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     _signed(store, args.sha256, args.tenant)
     out = ev.export_bundle(store, args.sha256, args.tenant, args.output, actor=operator())
+    command = verify_command(out, _pins(settings))
     emit(
-        args,
-        {"bundle": str(out)},
-        f"wrote {out}; verify with: unzip, then python verify_bundle.py DIR",
+        args, {"bundle": str(out), "verify": command}, f"wrote {out}; verify it with:\n  {command}"
     )
     return Exit.OK
+
+
+def verify_command(bundle: Path, pins: list[str]) -> str:
+    """The shell line that unpacks ``bundle`` beside itself and checks it against ``pins``.
+
+    Printed after an export, so it must work exactly as printed: Python's own
+    ``zipfile`` unpacks (no unzip needed), the interpreter is one that has
+    ``cryptography``, and ``--trust`` names the keys this deployment trusts (the
+    bundle's own keys are never trusted for being in it). Without a pin the
+    line says where one comes from instead of pretending.
+    """
+    folder = bundle.with_suffix("") if bundle.suffix else bundle.with_name(bundle.name + ".d")
+    py, q = _python(), shlex.quote
+    trust = " ".join(f"--trust {p}" for p in pins) or "--trust FPR"
+    line = f"{py} -m zipfile -e {q(str(bundle))} {q(str(folder))}"
+    line += f" && {py} {q(str(folder / 'verify_bundle.py'))} {trust} {q(str(folder))}"
+    return line if pins else f"{line}   # FPR: a key of `custody evidence keys`, pinned"
+
+
+def _pins(settings: Settings) -> list[str]:
+    """The fingerprints verification here trusts; none where none is configured."""
+    try:
+        return sorted(TrustAnchors.from_settings(settings).fingerprints)
+    except ConfigurationError:  # production without CUSTODY_TRUST_FPRS
+        return []
+
+
+def _python() -> str:
+    """``python3`` when that is this interpreter on PATH, else this interpreter's path."""
+    found = shutil.which("python3")
+    same = found is not None and os.path.abspath(found) == os.path.abspath(sys.executable)
+    return "python3" if same else sys.executable
 
 
 def _find(args: argparse.Namespace, settings: Settings) -> int:
@@ -160,11 +209,13 @@ def _by_field(store: ObjectStore, args: argparse.Namespace) -> list[str]:
 
 def _keys(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
-    signer = (
-        rotate(settings.signing_path, valid_days=args.valid_days)
-        if args.rotate
-        else signer_from_settings(settings)
-    )
+    if args.rotate:  # a decision: an admin's, signed and kept in the system ledger
+        person = acting(settings, store, DecisionKind.KEY_ROTATE)
+        signer = rotate(settings.signing_path, valid_days=args.valid_days)
+        decision = person.decide(DecisionKind.KEY_ROTATE, {"signing_key": signer.kid})
+        keep(store, decision, tenant=None, subject="keys", event="key_rotated")
+    else:
+        signer = signer_from_settings(settings)
     signer.publish(store)
     keys = public_keys(store)
     rows = [k.model_dump(mode="json") | {"fingerprint": key_fingerprint(k)} for k in keys.values()]

@@ -5,6 +5,11 @@ answer, or ``{"error": CODE, "message": ...}``. Without it, people get text,
 and a failure is one line on stderr, ``custody: CODE: message``. Expected
 failures never print a traceback; :func:`failure` decides what each exception
 means for the exit status, so scripts can branch on it.
+
+Everything a command prints goes to :func:`stdout`: ``sys.stdout``, unless a
+caller in this process captured the command's answer (:func:`captured`, how
+the tests run a command in-process). A context variable rather than swapping
+``sys.stdout``, so workers logging in the same process never land in it.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ import argparse
 import json
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
@@ -25,9 +33,11 @@ from custody.errors import (
     ConfigurationError,
     CustodyError,
     DocumentRejected,
+    IdentityRefused,
     NotFound,
     ObjectMissing,
     Quarantined,
+    ReviewRefused,
     StoreUnavailable,
     UsageError,
 )
@@ -57,6 +67,37 @@ class Exit(IntEnum):
     VERIFY_FAILED = 8
     #: The deployment is misconfigured: settings, keys, a missing package.
     CONFIG = 9
+    #: The document waits in ``review`` for a person's decision (``custody review``).
+    REVIEW = 10
+    #: The document's workflow was cancelled: its own outcome, ``cancelled``.
+    CANCELLED = 11
+    #: Who acts is refused: no identity, an unknown, revoked or expired one, a role
+    #: it lacks, a bad signature, or a decision the document cannot take now.
+    DENIED = 12
+    #: Stopped by SIGINT (Ctrl-C) or SIGTERM, after stopping what it started: 128 + signal.
+    INTERRUPTED = 130
+    TERMINATED = 143
+    #: The reader of stdout went away (``custody ls | head -1``): quietly, as a
+    #: command killed by SIGPIPE (128 + 13).
+    PIPE_CLOSED = 141
+
+
+_STDOUT: ContextVar[TextIO | None] = ContextVar("custody_cli_stdout", default=None)
+
+
+def stdout() -> TextIO:
+    """Where this command's answer goes: the captured stream, else ``sys.stdout``."""
+    return _STDOUT.get() or sys.stdout
+
+
+@contextmanager
+def captured(stream: TextIO) -> Iterator[None]:
+    """Send what commands print in this context (and threads it starts) to ``stream``."""
+    token = _STDOUT.set(stream)
+    try:
+        yield
+    finally:
+        _STDOUT.reset(token)
 
 
 _BY_STATE = {
@@ -65,6 +106,10 @@ _BY_STATE = {
     "rejected": Exit.REJECTED,
     "quarantined": Exit.QUARANTINED,
     "running": Exit.STILL_RUNNING,
+    "review": Exit.REVIEW,
+    "cancelled": Exit.CANCELLED,
+    #: Admission said not now (paused, a rate, the bounds): nothing was uploaded.
+    "refused": Exit.FAILED,
 }
 
 
@@ -75,7 +120,7 @@ def for_state(state: str) -> Exit:
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
     """A command's answer: ``data`` as one JSON document with ``--json``, else ``text``."""
-    print(rendered(args, data, text))
+    print(rendered(args, data, text), file=stdout())
 
 
 def emit_reports(args: argparse.Namespace, reports: list[Report]) -> int:
@@ -99,10 +144,10 @@ def rendered(args: argparse.Namespace, data: Any, text: str) -> str:
     return json.dumps(data, default=str, indent=2) if as_json else text
 
 
-def error(as_json: bool, code: Code, message: str) -> None:
-    """A failure: one JSON document on stdout, or one line on stderr."""
+def error(as_json: bool, code: Code, message: str, extra: dict[str, Any] | None = None) -> None:
+    """A failure: one JSON document on stdout (``extra`` beside its code), or one line on stderr."""
     if as_json:
-        print(json.dumps({"error": code, "message": message}))
+        print(json.dumps({"error": code, "message": message, **(extra or {})}), file=stdout())
     else:
         print(f"custody: {code}: {message}", file=sys.stderr)
 
@@ -117,14 +162,20 @@ def failure(err: BaseException) -> tuple[Exit, Code, str]:
     """The exit status, code and message for an exception a command let out."""
     if isinstance(err, NotFound | ObjectMissing):
         return Exit.NOT_FOUND, Code.NOT_FOUND, f"no document {err}"
+    if isinstance(err, FileNotFoundError):  # a path the command line named
+        return Exit.NOT_FOUND, Code.NOT_FOUND, f"no such file: {err.filename}"
+    if isinstance(err, IsADirectoryError | NotADirectoryError | PermissionError):
+        return Exit.USAGE, Code.USAGE, f"{err.strerror}: {err.filename}"
     if isinstance(err, UsageError):
         return Exit.USAGE, err.code, err.detail
     if isinstance(err, ConfigurationError):
         return Exit.CONFIG, err.code, err.detail
+    if isinstance(err, IdentityRefused | ReviewRefused):
+        return Exit.DENIED, err.code, err.detail
     if isinstance(err, ValidationError):  # a CUSTODY_* variable is malformed
         return Exit.CONFIG, Code.CONFIGURATION, _invalid_settings(err)
     if _unreachable(err):
-        return Exit.UNREACHABLE, Code.UNREACHABLE, f"{err}; is the stack up? (custody up)"
+        return Exit.UNREACHABLE, Code.UNREACHABLE, f"{err}; is the stack up? (custody up --detach)"
     if isinstance(err, DocumentRejected) or (
         isinstance(err, CustodyError) and err.code in REJECT_CODES
     ):
@@ -143,12 +194,15 @@ def failure(err: BaseException) -> tuple[Exit, Code, str]:
 def report(err: BaseException, as_json: bool) -> Exit:
     """Print ``err`` as a coded failure; its exit status."""
     status, code, message = failure(err)
-    error(as_json, code, message)
+    matches = getattr(err, "matches", None)  # an ambiguous prefix lists its documents
+    error(as_json, code, message, {"matches": matches} if matches else None)
     return status
 
 
 def _unreachable(err: BaseException) -> bool:
     """Only a real connection failure: the store, the network, or Temporal's RPC saying so."""
+    if isinstance(err, BrokenPipeError):  # a reader that went away, not a server
+        return False
     if isinstance(err, StoreUnavailable | ConnectionError | TimeoutError):
         return True
     if isinstance(err, CustodyError):

@@ -22,6 +22,7 @@ from custody.errors import Code, EgressRefused
 from custody.settings import Settings
 from custody.state.egress import add_policy, current_policy, list_policies
 from custody.stores import open_store
+from starter.cli.options import readable_file
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command
 
@@ -30,19 +31,21 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     group = add_command(sub, "policies")
     actions = group.add_subparsers(dest="policies_action", required=True)
     add = actions.add_parser("add", parents=[common], help="store the next version of a policy")
-    add.add_argument("name")
-    add.add_argument("--file", required=True, type=Path, help="JSON: the policy's fields")
+    add.add_argument("name", help="the policy's name; the same name again adds a version")
+    add.add_argument(
+        "--file", required=True, type=readable_file, help="a JSON file: the policy's fields"
+    )
     add.set_defaults(handler=_add)
     ls = actions.add_parser("ls", parents=[common], help="every version of every policy")
     ls.set_defaults(handler=_ls)
     show = actions.add_parser("show", parents=[common], help="a policy's newest version")
-    show.add_argument("name")
+    show.add_argument("name", help="a policy's name, e.g. default")
     show.set_defaults(handler=_show)
 
 
 def _add(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        body = json.loads(args.file.read_text(encoding="utf-8"))
+        body = json.loads(Path(args.file).read_text(encoding="utf-8"))
         if not isinstance(body, dict) or "name" in body:
             raise ValueError("the file holds one JSON object, without 'name'")
         policy = eg.Policy.model_validate(body | {"name": args.name})

@@ -20,11 +20,11 @@ from starter.cli.registry import add_command
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     verbs = add_command(sub, "pools").add_subparsers(dest="pools_verb", required=True)
     s = verbs.add_parser("set", parents=[common], help="set a pool's limit on every worker")
-    s.add_argument("pool", choices=POOLS)
-    s.add_argument("limit", type=int)
+    s.add_argument("pool", choices=POOLS, help="which pool")
+    s.add_argument("limit", type=int, help=f"tasks each worker runs at once, 1-{MAX_LIMIT}")
     s.set_defaults(handler=_set)
     r = verbs.add_parser("reset", parents=[common], help="back to the configured default")
-    r.add_argument("pool", choices=POOLS)
+    r.add_argument("pool", choices=POOLS, help="which pool")
     r.set_defaults(handler=_reset)
     verbs.add_parser("status", parents=[common], help="limits now in force").set_defaults(
         handler=_status

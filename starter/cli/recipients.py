@@ -34,7 +34,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     group = add_command(sub, "recipients")
     actions = group.add_subparsers(dest="recipients_action", required=True)
     add = actions.add_parser("add", parents=[common], help="register a recipient and its channel")
-    add.add_argument("name")
+    add.add_argument("name", help="the recipient's name, as `release --to` gives it")
     channel = add.add_mutually_exclusive_group(required=True)
     channel.add_argument("--outbox", metavar="DIR", help="a local directory (development)")
     channel.add_argument("--s3", metavar="URL", help="s3://bucket/prefix")
@@ -43,7 +43,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ls = actions.add_parser("ls", parents=[common], help="registered recipients")
     ls.set_defaults(handler=_ls)
     revoke = actions.add_parser("revoke", parents=[common], help="no further releases to it")
-    revoke.add_argument("name")
+    revoke.add_argument("name", help="the recipient's name")
     revoke.set_defaults(handler=_revoke)
 
 

@@ -34,7 +34,9 @@ _EXIT = {
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = add_command(sub, "release", parents=[common])
-    p.add_argument("documents", nargs="+", metavar="SHA256")
+    p.add_argument(
+        "documents", nargs="+", metavar="SHA256", help="published documents (8+ hex characters do)"
+    )
     p.add_argument("--to", required=True, metavar="RECIPIENT", help="a registered recipient")
     p.add_argument("--policy", default="default", help="policy name (default: default)")
     p.add_argument("--wait", action="store_true", help="wait until delivered, refused or failed")

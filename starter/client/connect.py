@@ -6,22 +6,37 @@ decided once; the workers share it too, which is why it lives in the core.
 
     custody = await starter.connect()          # settings from CUSTODY_* variables
     custody = await CustodyClient.connect(settings, service="custody-edge")
+
+How the SDK finds its deployment: the home is ``CUSTODY_HOME`` (or
+``Settings(home=...)``), else ``./.custody`` in the folder it runs from; the
+keys are ``CUSTODY_KEYS_JSON``, else the folder ``CUSTODY_KEYS_DIR``, else
+``HOME/keys``. A home without keys is not a deployment but the wrong folder
+(``custody up`` always makes keys), so :func:`find_keys` raises
+``ConfigurationError`` before anything is connected or written: a document
+submitted there would go unencrypted, under unsigned references the workers
+quarantine (``REF_INVALID``), into a store nobody reads.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from temporalio.client import Client, WorkflowHandle
 
 from custody import ids
+from custody.errors import ConfigurationError
+from custody.keys.keyring import Keyring, keys_dir, load_keyring
 from custody.models import DocumentResult
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
 from custody.temporal import connect_temporal, tls_config
 
-__all__ = ["CustodyClient", "connect", "connect_temporal", "tls_config"]
+if TYPE_CHECKING:
+    from starter.client.admission import Admission
+
+__all__ = ["CustodyClient", "connect", "connect_temporal", "find_keys", "tls_config"]
 
 
 @dataclass
@@ -34,8 +49,18 @@ class CustodyClient:
 
     @classmethod
     async def connect(cls, settings: Settings, *, service: str = "custody-client") -> CustodyClient:
+        """Connect to the deployment ``settings`` name; without its keys, touch nothing."""
+        find_keys(settings)  # first: the store's folder is not even created without them
         temporal = await connect_temporal(settings, service=service)
         return cls(temporal=temporal, store=open_store(settings), settings=settings)
+
+    @cached_property
+    def admission(self) -> Admission:
+        """This client's admission controller, which every ``submit`` through it asks."""
+        # Here, not at the top: store-only commands build no controller and load no metrics.
+        from starter.client.admission import Admission
+
+        return Admission(self)
 
     def handle(self, sha256: str, tenant: str | None) -> WorkflowHandle[Any, DocumentResult]:
         """The document's workflow, by its ID: the workflow code is never imported here."""
@@ -47,3 +72,22 @@ class CustodyClient:
 async def connect(settings: Settings | None = None) -> CustodyClient:
     """The SDK's front door: a client for ``settings``, or for the ``CUSTODY_*`` environment."""
     return await CustodyClient.connect(settings if settings is not None else Settings())
+
+
+def find_keys(settings: Settings) -> Keyring | None:
+    """The deployment's keyring, or ``ConfigurationError`` saying where it was looked for.
+
+    None only for a deployment kept without keys on purpose (``CUSTODY_ALLOW_PLAINTEXT``).
+    """
+    ring = load_keyring(settings)
+    if ring is None and not settings.allow_plaintext:
+        raise ConfigurationError(detail=_not_found(settings))
+    return ring
+
+
+def _not_found(settings: Settings) -> str:
+    return (
+        f"no keys in {keys_dir(settings)}, so {settings.home} is no deployment's home: run "
+        "from the folder holding the stack's .custody, or set CUSTODY_HOME to the home "
+        "`custody up` printed (or CUSTODY_KEYS_DIR, CUSTODY_KEYS_JSON); nothing was sent"
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -17,7 +18,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
 
 from custody.converter import data_converter
-from custody.errors import ConfigurationError
+from custody.errors import Code, ConfigurationError
 from custody.keys.keyring import ensure_dev_keyring
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
@@ -180,14 +181,18 @@ class Stack:
         for service in self.services():
             if self.pid(service) is None:
                 log = self.home / "logs" / f"{service.name}.log"
+                _raise_misconfigured(service.name, log)
                 raise RuntimeError(f"{service.name} exited during start-up; see {log}")
 
-    def down(self, timeout_s: float = 20.0) -> list[str]:
-        """Stop workers first (they finish or hand back their tasks), then Temporal."""
+    def down(self, timeout_s: float = 20.0, only: Collection[str] | None = None) -> list[str]:
+        """Stop workers first (they finish or hand back their tasks), then Temporal.
+
+        ``only``: just these services (those a foreground ``custody up`` started).
+        """
         stopped: list[str] = []
         for service in reversed(self.services()):
             pid = self.pid(service)
-            if pid is None:
+            if pid is None or (only is not None and service.name not in only):
                 continue
             _terminate(pid, timeout_s)
             (self.home / "run" / f"{service.name}.pid").unlink(missing_ok=True)
@@ -196,6 +201,19 @@ class Stack:
 
     def running(self) -> dict[str, int | None]:
         return {s.name: self.pid(s) for s in self.services()}
+
+
+def _raise_misconfigured(name: str, log: Path) -> None:
+    """A worker that stopped as misconfigured (workers.common.run) left its code as the
+    last line of its log: raise that, so ``custody up`` answers with it (exit 9)."""
+    try:
+        record = json.loads(log.read_text().splitlines()[-1])
+    except (OSError, IndexError, ValueError):
+        return
+    if isinstance(record, dict) and record.get("event") == "worker_misconfigured":
+        code = str(record.get("code"))
+        detail = f"{name} did not start: {record.get('detail', '')}"
+        raise ConfigurationError(code if code in Code.__members__ else Code.CONFIGURATION, detail)
 
 
 async def _has_pollers(

@@ -12,13 +12,14 @@ stood in for; tests that need the work use the real pipeline.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import uuid4
 
 from temporalio import activity
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
@@ -61,20 +62,36 @@ Fault = Code | Quick | ApplicationError | None
 
 
 @dataclass
-class Script:
-    """One document's stand-ins: per step, each attempt's fault (the last repeats)."""
+class Scripted:
+    """A run's stand-ins: per step, each attempt's fault (the last repeats); every call seen."""
 
     faults: dict[str, list[Fault]] = field(default_factory=dict)
-    pages: int = 2
-    band: str = "high"
-    #: When set, OCR waits for it, so a test can look at the running workflow.
-    hold: asyncio.Event | None = None
-    ocr_started: asyncio.Event = field(default_factory=asyncio.Event)
     calls: list[tuple[str, int]] = field(default_factory=list)
     inputs: dict[str, Any] = field(default_factory=dict)
 
     def attempts(self, step: str) -> int:
         return sum(1 for name, _ in self.calls if name == step)
+
+    def enter(self, step: str, inp: Any) -> int:
+        """Note this attempt of ``step`` and its input, and fail it as scripted; its number."""
+        attempt = activity.info().attempt
+        self.calls.append((step, attempt))
+        self.inputs[step] = inp
+        faults = self.faults.get(step)
+        if faults:
+            raise_fault(faults[min(attempt, len(faults)) - 1])
+        return attempt
+
+
+@dataclass
+class Script(Scripted):
+    """One document's stand-ins."""
+
+    pages: int = 2
+    band: str = "high"
+    #: When set, OCR waits for it, so a test can look at the running workflow.
+    hold: asyncio.Event | None = None
+    ocr_started: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class StandIns:
@@ -86,13 +103,7 @@ class StandIns:
 
     def _enter(self, step: str, inp: Any) -> tuple[Script, int]:
         script = self.scripts[inp.sha256]
-        attempt = activity.info().attempt
-        script.calls.append((step, attempt))
-        script.inputs[step] = inp
-        faults = script.faults.get(step)
-        if faults:
-            _raise(faults[min(attempt, len(faults)) - 1])
-        return script, attempt
+        return script, script.enter(step, inp)
 
     @activity.defn(name="custody.stage")
     async def stage(self, inp: StageInput) -> StageResult:
@@ -157,7 +168,8 @@ class StandIns:
         return ConcludeResult(outcome_key=f"outcomes/{inp.sha256}", created=True)
 
 
-def _raise(fault: Fault) -> None:
+def raise_fault(fault: Fault) -> None:
+    """Fail this attempt as ``fault`` says, as production fails it (nothing for None)."""
     if fault is None:
         return
     if isinstance(fault, ApplicationError):
@@ -203,3 +215,40 @@ async def start_document(
     return await client.start_workflow(
         DocumentWorkflow.run, inp, id=ids.workflow_id(sha, inp.tenant), task_queue=queue
     )
+
+
+#: One scheduled activity's options: start-to-close, heartbeat and schedule-to-start
+#: in seconds (0: none), the retry's (first interval, longest interval, attempts),
+#: its backoff coefficient and its non-retryable types.
+Options = tuple[int, int, int, tuple[int, int, int], float, list[str]]
+
+
+def scheduled_options(events: Iterable[HistoryEvent]) -> dict[str, Options]:
+    """Each activity type a history scheduled, with the options the server recorded."""
+    found: dict[str, Options] = {}
+    for event in events:
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            a = event.activity_task_scheduled_event_attributes
+            rp = a.retry_policy
+            retry = (rp.initial_interval.seconds, rp.maximum_interval.seconds, rp.maximum_attempts)
+            timeouts = (a.start_to_close_timeout, a.heartbeat_timeout, a.schedule_to_start_timeout)
+            s2c, heartbeat, s2s = (t.seconds for t in timeouts)
+            kinds = list(rp.non_retryable_error_types)
+            found[a.activity_type.name] = (
+                s2c,
+                heartbeat,
+                s2s,
+                retry,
+                rp.backoff_coefficient,
+                kinds,
+            )
+    return found
+
+
+async def scheduled(
+    client: Client, workflow_id: str, run_id: str | None = None
+) -> dict[str, Options]:
+    """``scheduled_options`` of a run on the server (``run_id``: that run, not the newest:
+    a concluded document continues as a run of its outcome's type, which schedules nothing)."""
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+    return scheduled_options([e async for e in handle.fetch_history_events()])

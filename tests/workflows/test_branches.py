@@ -24,11 +24,25 @@ from temporalio.worker import Worker
 
 from custody.errors import REJECT_CODES, Code
 from custody.models import DocState, DocumentResult
-from tests.workflows.stand_ins import Quick, Script, StandIns, start_document
+from tests.workflows.stand_ins import Quick, Script, StandIns, scheduled, start_document
+from workers.versioning import WORKFLOWS
 from workflows import retries as r
 from workflows.document import REASON_KEY, STATE_KEY, DocumentWorkflow
 
 ALL_STEPS = ["accepted", "staged", "validated", "recognised", "published"]
+
+#: What each step is scheduled with, as the workflow scheduled it before the step table
+#: (workflows/retries.py): start-to-close, heartbeat and schedule-to-start in seconds
+#: (0: none), then the retry's first interval, longest interval and attempts. The
+#: workflow is pinned: a change here is a new command for documents in flight.
+PINNED_OPTIONS = {
+    "custody.stage": (120, 20, 1800, (1, 30, 5)),
+    "custody.validate": (120, 20, 1800, (1, 30, 5)),
+    "custody.ocr": (1800, 45, 7200, (2, 60, 3)),
+    "custody.check": (60, 20, 0, (1, 30, 5)),
+    "custody.publish": (120, 30, 0, (2, 120, 12)),
+    "custody.conclude": (60, 0, 0, (2, 120, 12)),
+}
 
 
 @dataclass
@@ -56,13 +70,23 @@ async def desk(temporal_client: Client) -> AsyncIterator[Desk]:
     queue = f"branches-{uuid4().hex[:10]}"
     activities = stand_ins.activities()
     async with Worker(
-        temporal_client, task_queue=queue, workflows=[DocumentWorkflow], activities=activities
+        temporal_client, task_queue=queue, workflows=WORKFLOWS, activities=activities
     ):
         yield Desk(temporal_client, stand_ins, queue)
 
 
 def _states(result: DocumentResult) -> list[str]:
     return [t.state.value for t in result.transitions]
+
+
+async def test_workflow_schedules_each_step_as_it_always_did(desk: Desk) -> None:
+    """Every step, conclude included, runs with the options it had before the step table."""
+    published = await desk.run(Script())
+    quarantined = await desk.run(Script(faults={"check": [Code.LOW_CONFIDENCE]}))
+    options = await scheduled(desk.client, published.workflow_id)
+    options |= await scheduled(desk.client, quarantined.workflow_id, quarantined.run_id)
+    assert {name: o[:4] for name, o in options.items()} == PINNED_OPTIONS
+    assert {o[4:] == (2.0, r.NEVER_RETRY) for o in options.values()} == {True}
 
 
 @pytest.mark.parametrize("band", ["high", "review"])

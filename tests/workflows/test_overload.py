@@ -6,6 +6,7 @@ The real workflow, retry policies and dev server; the activities are stand-ins
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from uuid import uuid4
 
@@ -21,8 +22,8 @@ from tests.workflows.test_replay import replay_and_keep
 from workers.budget import RetryBudget
 from workers.interceptors import OverloadInterceptor
 from workers.metrics import Overload
+from workers.versioning import WORKFLOWS
 from workflows import retries as r
-from workflows.document import DocumentWorkflow
 
 
 async def test_step_unclaimed_past_queue_bound_quarantines_queue_stalled(
@@ -30,13 +31,13 @@ async def test_step_unclaimed_past_queue_bound_quarantines_queue_stalled(
 ) -> None:
     """OCR queued where no worker polls ends QUEUE_STALLED at its bound, and the outcome is
     recorded; the run (a reserved-lane document) is kept as the ``stalled`` history."""
-    monkeypatch.setattr(r, "OCR_QUEUE_BOUND", timedelta(seconds=2))
+    monkeypatch.setattr(r, "OCR", dataclasses.replace(r.OCR, queue_bound=timedelta(seconds=2)))
     stand_ins, queue = StandIns(), f"stall-{uuid4().hex[:10]}"
     script = Script()
     async with Worker(
         temporal_client,
         task_queue=queue,
-        workflows=[DocumentWorkflow],
+        workflows=WORKFLOWS,
         activities=stand_ins.activities(),
         # The sandbox imports its own copy of workflows.retries: unsandboxed, the
         # shortened bound applies. The replay below runs sandboxed.
@@ -69,7 +70,7 @@ async def test_retries_past_worker_budget_fail_fast_and_quarantine(
     async with Worker(
         temporal_client,
         task_queue=queue,
-        workflows=[DocumentWorkflow],
+        workflows=WORKFLOWS,
         activities=stand_ins.activities(),
         interceptors=[OverloadInterceptor(budget, Overload.for_client(temporal_client))],
     ):

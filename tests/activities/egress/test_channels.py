@@ -33,10 +33,10 @@ from pydantic import SecretStr
 
 from activities.egress.channels import (
     MANIFEST_NAME,
+    AttemptLimits,
     Packet,
     PacketFile,
     RecipientChannel,
-    RetryPolicy,
     S3Access,
 )
 from activities.egress.delivery import open_channel
@@ -48,9 +48,7 @@ if TYPE_CHECKING:
     from moto.server import ThreadedMotoServer
 
 SECRET_TEXT = b"PATIENT SMITH, DOB 1970-01-01"
-FAST = RetryPolicy(
-    max_attempts=8, base_delay_s=0.01, max_delay_s=0.05, attempt_timeout_s=2, deadline_s=5
-)
+FAST = AttemptLimits(request_timeout_s=2, deadline_s=5)
 
 
 def _packet(release_id: str = "rel-0001", text: bytes = SECRET_TEXT) -> Packet:
@@ -133,7 +131,7 @@ def test_packet_manifest_names_each_file_hash_and_size() -> None:
 
 
 def _outbox(path: Path) -> StoreChannel:
-    channel = open_channel(RecipientChannel.of("outbox", str(path)), policy=FAST)
+    channel = open_channel(RecipientChannel.of("outbox", str(path)), limits=FAST)
     assert isinstance(channel, StoreChannel)
     return channel
 
@@ -223,7 +221,7 @@ def test_s3_second_delivery_leaves_one_version_per_file(moto_endpoint: str) -> N
     """Two deliveries write each key once: one version each, the second already delivered."""
     bucket, client = _bucket(moto_endpoint)
     spec = RecipientChannel.of("s3", f"s3://{bucket}/inbox/")
-    channel = open_channel(spec, s3=_access(moto_endpoint), policy=FAST)
+    channel = open_channel(spec, s3=_access(moto_endpoint), limits=FAST)
     first, second = channel.deliver(_packet()), channel.deliver(_packet())
     versions = client.list_object_versions(Bucket=bucket)["Versions"]
     keys = sorted(v["Key"] for v in versions)
@@ -238,7 +236,7 @@ def test_s3_other_bytes_under_same_release_is_conflict(moto_endpoint: str) -> No
     """Different bytes at a taken key are DELIVERY_CONFLICT, and the first object stays."""
     bucket, client = _bucket(moto_endpoint)
     spec = RecipientChannel.of("s3", f"s3://{bucket}")
-    channel = open_channel(spec, s3=_access(moto_endpoint), policy=FAST)
+    channel = open_channel(spec, s3=_access(moto_endpoint), limits=FAST)
     channel.deliver(_packet())
     with pytest.raises(DeliveryFailed) as info:
         channel.deliver(_packet(text=b"other text"))
@@ -250,7 +248,7 @@ def test_s3_rerun_after_crash_before_manifest_completes_one_copy(moto_endpoint: 
     """Files put, then a crash before the manifest: a rerun adds only the manifest."""
     bucket, client = _bucket(moto_endpoint)
     spec = RecipientChannel.of("s3", f"s3://{bucket}/in")
-    channel = open_channel(spec, s3=_access(moto_endpoint), policy=FAST)
+    channel = open_channel(spec, s3=_access(moto_endpoint), limits=FAST)
     assert isinstance(channel, StoreChannel)
     channel._write_files(_packet(), deadline=float("inf"))  # the first run stops here
     assert channel.deliver(_packet()).already_delivered is False
@@ -273,10 +271,39 @@ def test_outbox_unwritable_directory_is_retryable(tmp_path: Path) -> None:
 def test_s3_missing_bucket_is_refused(moto_endpoint: str) -> None:
     """A bucket that does not exist is configuration: RECIPIENT_REFUSED, not retried."""
     spec = RecipientChannel.of("s3", f"s3://absent-{uuid.uuid4().hex[:12]}/x")
-    channel = open_channel(spec, s3=_access(moto_endpoint), policy=FAST)
+    channel = open_channel(spec, s3=_access(moto_endpoint), limits=FAST)
     with pytest.raises(DeliveryFailed) as info:
         channel.deliver(_packet())
     assert (info.value.code, info.value.retryable) == (Code.RECIPIENT_REFUSED, False)
+
+
+def test_s3_outage_is_retryable_and_a_later_attempt_writes_each_object_once() -> None:
+    """The recipient's S3 down: one try per object, RECIPIENT_UNREACHABLE (retryable); back on
+    its port, the next attempt delivers, one version of each object."""
+    from moto.server import ThreadedMotoServer
+
+    port = _free_port()
+    first = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    first.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    bucket, client = _bucket(endpoint)
+    first.stop()  # the outage: nothing listens (moto keeps the bucket in this process)
+    channel = open_channel(
+        RecipientChannel.of("s3", f"s3://{bucket}/inbox"), s3=_access(endpoint), limits=FAST
+    )
+    with pytest.raises(DeliveryFailed) as info:
+        channel.deliver(_packet())
+    assert (info.value.code, info.value.retryable) == (Code.RECIPIENT_UNREACHABLE, True)
+    back = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    back.start()
+    try:
+        assert channel.deliver(_packet()).already_delivered is False
+        versions = client.list_object_versions(Bucket=bucket)["Versions"]
+    finally:
+        back.stop()
+    assert sorted(v["Key"] for v in versions) == [
+        f"inbox/rel-0001/{n}" for n in ("manifest.json", "notes.txt", "release.pdf")
+    ]
 
 
 # --- HTTP(S) push to a local recipient ------------------------------------------
@@ -366,8 +393,8 @@ def recipients() -> Iterator[Callable[..., _Recipient]]:
         recipient.stop()
 
 
-def _push(url: str, policy: RetryPolicy = FAST, ca_file: str | None = None) -> Any:
-    return open_channel(RecipientChannel.of("https", url), ca_file=ca_file, policy=policy)
+def _push(url: str, limits: AttemptLimits = FAST, ca_file: str | None = None) -> Any:
+    return open_channel(RecipientChannel.of("https", url), ca_file=ca_file, limits=limits)
 
 
 def test_https_delivers_packet_and_hashes_the_answer(
@@ -376,7 +403,7 @@ def test_https_delivers_packet_and_hashes_the_answer(
     """One POST carries the files and manifest; the receipt holds the answer's SHA-256."""
     recipient, packet = recipients().start(), _packet()
     delivery = _push(recipient.url()).deliver(packet)
-    assert (delivery.status, delivery.attempts, delivery.already_delivered) == (200, 1, False)
+    assert (delivery.status, delivery.already_delivered, recipient.posts) == (200, False, 1)
     assert delivery.answer_sha256 == _sha(recipient.answers[0])
     assert delivery.location == f"http://127.0.0.1:{recipient.port}/inbox"
     archive = zipfile.ZipFile(io.BytesIO(recipient.packets[packet.release_id][1]))
@@ -384,48 +411,53 @@ def test_https_delivers_packet_and_hashes_the_answer(
     assert archive.read("notes.txt") == SECRET_TEXT
 
 
-def test_https_waits_for_recipient_that_comes_back(recipients: Callable[..., _Recipient]) -> None:
-    """A recipient down at first and up within the deadline gets the packet once."""
-    recipient = recipients(port=_free_port())
-    timer = threading.Timer(0.4, recipient.start)
-    timer.start()
-    try:
-        delivery = _push(recipient.url(), RetryPolicy(50, 0.02, 0.1, 2, 5)).deliver(_packet())
-    finally:
-        timer.join()
-    assert delivery.status == 200 and delivery.attempts > 1
-    assert (recipient.posts, len(recipient.packets)) == (1, 1)
+def test_https_recipient_down_is_retryable_and_a_later_attempt_delivers(
+    recipients: Callable[..., _Recipient],
+) -> None:
+    """Down: one try, RECIPIENT_UNREACHABLE (retryable); once up, the next attempt delivers."""
+    recipient = recipients(port=_free_port())  # nothing listens until start()
+    channel = _push(recipient.url())
+    with pytest.raises(DeliveryFailed) as info:
+        channel.deliver(_packet())
+    assert (info.value.code, info.value.retryable) == (Code.RECIPIENT_UNREACHABLE, True)
+    recipient.start()
+    delivery = channel.deliver(_packet())
+    assert delivery.status == 200 and (recipient.posts, len(recipient.packets)) == (1, 1)
 
 
 def test_https_retry_after_500_does_not_store_twice(recipients: Callable[..., _Recipient]) -> None:
-    """A 500 after the recipient stored the packet: the retry is told 409, same hash, success."""
+    """A 500 after the recipient stored the packet: the next attempt is told 409, same hash."""
     recipient = recipients().start()
     recipient.fail_after_store = 1
-    delivery = _push(recipient.url()).deliver(_packet())
-    assert (delivery.status, delivery.attempts, delivery.already_delivered) == (409, 2, True)
+    channel = _push(recipient.url())
+    with pytest.raises(DeliveryFailed) as info:
+        channel.deliver(_packet())
+    assert (info.value.code, info.value.retryable) == (Code.RECIPIENT_UNREACHABLE, True)
+    delivery = channel.deliver(_packet())
+    assert (delivery.status, delivery.already_delivered) == (409, True)
     assert (recipient.posts, len(recipient.packets)) == (2, 1)
 
 
-def test_https_permanently_down_gives_up_retryable() -> None:
-    """Nothing listening past the attempt cap: RECIPIENT_UNREACHABLE, retryable for later."""
+def test_https_tries_once_per_attempt() -> None:
+    """Nothing listening: one try, no wait inside the attempt; retrying is Temporal's."""
     started = time.monotonic()
     with pytest.raises(DeliveryFailed) as info:
-        _push(f"http://127.0.0.1:{_free_port()}/in", RetryPolicy(3, 0.01, 0.02, 1, 5)).deliver(
-            _packet()
-        )
+        _push(f"http://127.0.0.1:{_free_port()}/in").deliver(_packet())
     assert (info.value.code, info.value.retryable) == (Code.RECIPIENT_UNREACHABLE, True)
-    assert "after 3 attempts" in info.value.detail
-    assert time.monotonic() - started < 2
+    assert info.value.detail == "ConnectionRefusedError"
+    assert time.monotonic() - started < 0.5
 
 
-def test_https_deadline_bounds_retries() -> None:
-    """With attempts to spare, the total deadline still ends the retrying."""
-    started = time.monotonic()
-    with pytest.raises(DeliveryFailed) as info:
-        _push(
-            f"http://127.0.0.1:{_free_port()}/in", RetryPolicy(10_000, 0.05, 0.1, 1, 0.3)
-        ).deliver(_packet())
-    assert info.value.code == Code.RECIPIENT_UNREACHABLE
+def test_https_deadline_bounds_a_silent_recipient() -> None:
+    """A recipient that takes the connection and never answers: retryable, within the deadline."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)  # connections queue in the backlog; nothing ever reads them
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/in"
+        started = time.monotonic()
+        with pytest.raises(DeliveryFailed) as info:
+            _push(url, AttemptLimits(request_timeout_s=30, deadline_s=0.3)).deliver(_packet())
+    assert (info.value.code, info.value.retryable) == (Code.RECIPIENT_UNREACHABLE, True)
     assert time.monotonic() - started < 1.5
 
 

@@ -11,7 +11,15 @@ from starter.bench.fields_bands import MIN_READINGS, proposed_bar
 from starter.bench.fields_score import Tally, Truth, same, truth_for
 from starter.bench.referrals import write_set
 
-FIELD_KEYS = {"expected", "exact", "missing", "wrong", "wrong_confident", "exact_share"}
+FIELD_KEYS = {
+    "expected",
+    "exact",
+    "missing",
+    "wrong",
+    "wrong_confident",
+    "in_review",
+    "exact_share",
+}
 
 
 def _read(kind: DocType, **values: str | bool) -> Extraction:

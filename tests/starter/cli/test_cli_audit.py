@@ -2,16 +2,13 @@
 
 Two tenants' ledgers are written through the real sealing, signing and witness;
 then one tenant is crypto-shredded and the other's log is tampered with. The
-command runs in a subprocess with only environment settings, as on a server.
+command runs in this process with the settings a server's environment gives.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,9 +16,11 @@ from custody.keys import keyring as keys
 from custody.ledger.checkpoints import Notary
 from custody.ledger.events import Ledger, event_key
 from custody.ledger.signing import rotate
+from custody.settings import Settings
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.evidence.trust import fingerprint
+from tests.helpers import cli
 
 TENANTS = ("clinic-a", "clinic-b")
 
@@ -43,16 +42,8 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _custody(home: Path, *args: str) -> tuple[int, dict[str, object]]:
-    env = {**os.environ, "CUSTODY_HOME": str(home), "CUSTODY_WITNESS_DIR": str(home / "witness")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "starter.cli.main", *args, "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return proc.returncode, json.loads(proc.stdout)
+def _custody(home: Path, *args: str) -> tuple[int, Any]:
+    return cli(Settings(home=home, witness_dir=home / "witness"), *args)
 
 
 def test_cli_audit_verify_reports_each_tenant_and_never_aborts(home: Path) -> None:
@@ -62,7 +53,7 @@ def test_cli_audit_verify_reports_each_tenant_and_never_aborts(home: Path) -> No
     data[-3] ^= 0x01
     path.write_bytes(bytes(data))
     code, out = _custody(home, "audit", "verify", "--all-tenants")
-    reports = {r["subject"]: r for r in out["reports"]}  # type: ignore[attr-defined]
+    reports = {r["subject"]: r for r in out["reports"]}
     assert code == 8 and reports["ledger/clinic-a"]["ok"] is True, reports
     assert reports["ledger/clinic-b"]["ok"] is False
     assert code == 8 and (out["passed"], out["failed"]) == (1, 1)
@@ -74,7 +65,7 @@ def test_cli_audit_verify_refuses_checkpoints_of_an_unpinned_key(home: Path) -> 
     """With --trust naming another key, the store's checkpoints and the witness FAIL."""
     other = fingerprint(rotate(home / "elsewhere").public)
     code, out = _custody(home, "audit", "verify", "--tenant", "clinic-a", "--trust", other)
-    checks = {c["name"]: c for c in out["reports"][0]["checks"]}  # type: ignore[index]
+    checks = {c["name"]: c for c in out["reports"][0]["checks"]}
     assert code == 8 and not checks["ledger.tree"]["ok"] and not checks["ledger.witness"]["ok"]
 
 

@@ -1,21 +1,25 @@
 """Every ``custody`` command with ``--json``: exactly one JSON document on stdout, its exit status.
 
-Each case runs ``python -m starter.cli`` as a script would, in a home of its
-own, with Temporal pointed at a closed port so the commands that need it fail
-fast with UNREACHABLE. Long-running commands (``up``, ``serve``,
-``codec-server``, ``chaos``, ``bench``) are run in an error path or their
-shortest form. The cases run side by side: all of them in well under a minute.
+Each case runs in a home of its own, with Temporal pointed at a closed port
+so the commands that need it fail fast with UNREACHABLE. The commands that
+start processes or servers (``up``, ``serve``, ``codec-server``, ``chaos``,
+``bench``) run as ``python -m starter.cli``, as a script would, in an error
+path or their shortest form, side by side; every other case runs in this
+process (``tests.helpers.cli``: the same parser, handler and output), since a
+fresh interpreter spends seconds importing before it answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import socket
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import redirect_stderr
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +28,9 @@ import pytest
 
 from custody.errors import Code
 from custody.keys import keyring as keys
-from starter.cli.output import Exit
+from custody.settings import Settings
+from starter.cli.main import run
+from starter.cli.output import Exit, captured
 from starter.cli.registry import COMMANDS, build_parser
 
 ZERO = "0" * 64
@@ -39,11 +45,23 @@ class Case:
     keyring: bool = False  # a development keyring in the home first
     env: tuple[tuple[str, str], ...] = ()
     has: str = ""  # a key the answer must carry
+    #: A deployment kept without keys on purpose (CUSTODY_ALLOW_PLAINTEXT), as in the
+    #: suite; False: an ordinary home, where the SDK refuses to run without keys.
+    plaintext: bool = True
 
     @property
     def id(self) -> str:
         words = [self.command, *self.args, *("=".join(kv) for kv in self.env)]
-        return " ".join(words + ["(keyring)"] * self.keyring).replace("{home}/", "")
+        words += ["(keyring)"] * self.keyring + ["(no plaintext)"] * (not self.plaintext)
+        return " ".join(words).replace("{home}/", "")
+
+    @property
+    def in_process(self) -> bool:
+        return self.command.split()[0] not in _STARTS_PROCESSES
+
+
+#: Commands that start processes or serve: run as the console script would run them.
+_STARTS_PROCESSES = frozenset({"up", "serve", "codec-server", "chaos", "bench"})
 
 
 CASES = [
@@ -62,7 +80,8 @@ CASES = [
     Case("bench redaction", ("--corpus", "{home}/no-corpus"), Exit.USAGE),
     Case("evidence find", ("--field", "participant_id"), Exit.USAGE),
     Case("fields policy show", has="policy"),
-    Case("fields policy set", ("--file", "{home}/missing.json"), Exit.USAGE),
+    Case("fields policy set", ("--file", "{home}/missing.json"), Exit.NOT_FOUND),
+    Case("fields policy set", ("--file", "{home}"), Exit.USAGE),  # a folder, not a file
     Case("bench preview", ("--page", "{home}/no-page.png"), Exit.USAGE),
     Case(
         "bench abuse",
@@ -79,27 +98,35 @@ CASES = [
     Case("evidence find"),
     Case("evidence keys", has="active"),
     Case("quarantine ls"),
-    Case("quarantine release", (ZERO, "--by", "a", "--reason", "r"), Exit.UNREACHABLE),
-    Case("quarantine reject", (ZERO, "--by", "a", "--reason", "r"), Exit.NOT_FOUND),
+    Case("quarantine release", (ZERO, "--reason", "r"), Exit.UNREACHABLE),
+    Case("quarantine reject", (ZERO, "--reason", "r"), Exit.NOT_FOUND),
     Case("retention sweep", (), Exit.UNREACHABLE),
     Case("retention sweep", ("--no-orphan-check", "--dry-run"), has="expired"),
-    Case("retention approve", (ZERO, "--by", "a", "--policy", "evidence"), Exit.NOT_FOUND),
-    Case("retention approve", (ZERO, "--by", "a", "--policy", "nope"), Exit.USAGE),
+    # A decision with no identity (CUSTODY_OPERATOR_CREDENTIAL unset): refused, exit 12.
+    Case("retention approve", (ZERO, "--policy", "evidence"), Exit.DENIED),
+    Case("retention approve", (ZERO, "--policy", "nope"), Exit.USAGE),
     Case("retention apply", ("--dry-run",), has="dispositions"),
+    Case("retention apply", (), Exit.DENIED),
     Case("release", (ZERO, "--to", "bob"), Exit.UNREACHABLE),
     Case("redact", (ZERO,), Exit.REJECTED, keyring=True, has="error"),
     Case("recipients add", ("bob", "--outbox", "{home}/outbox"), has="name"),
     Case("recipients ls"),
     Case("recipients revoke", ("nobody",), Exit.NOT_FOUND),
-    Case("policies add", ("x", "--file", "{home}/missing.json"), Exit.USAGE),
+    Case("policies add", ("x", "--file", "{home}/missing.json"), Exit.NOT_FOUND),
     Case("policies ls"),
     Case("policies show", ("default",), has="policy"),
     Case("egress ls"),
     Case("egress verify", ("not-an-id",), Exit.USAGE),
     Case("egress identify", ("{home}/probe.bin",), has="match"),
+    Case("egress identify", ("{home}/missing.bin",), Exit.NOT_FOUND),
     Case("tenants add", ("clinic-a",), has="api_key"),
     Case("tenants ls"),
     Case("tenants revoke", ("nobody",), Exit.NOT_FOUND),
+    Case("operators bootstrap", ("root",), has="credential"),
+    Case("operators add", ("bob", "--role", "reviewer"), Exit.DENIED),
+    Case("operators add", ("bob", "--role", "boss"), Exit.USAGE),
+    Case("operators ls"),
+    Case("operators revoke", ("bob",), Exit.DENIED),
     Case("serve", ("--port", "0"), Exit.UNREACHABLE),
     Case("admission pause", has="paused"),
     Case("admission resume", has="paused"),
@@ -113,7 +140,7 @@ CASES = [
     Case("chaos", ("--list",), has="worker-kill"),
     Case("chaos", ("no-such-scenario",), Exit.USAGE),
     Case("keys init", ("--development",), has="payload_key"),
-    Case("keys rotate", keyring=True, has="payload_key"),
+    Case("keys rotate", (), Exit.DENIED, keyring=True),
     Case("keys list", keyring=True, has="payload_keys"),
     Case("keys list", (), Exit.CONFIG),
     Case("keys shred", ("t1", "--confirm", "t2"), Exit.USAGE),
@@ -127,6 +154,19 @@ CASES = [
     Case("ui", ("--code", "x' OR 'a"), Exit.USAGE),
     Case("no-such-command", (), Exit.USAGE),
     Case("status", (), Exit.USAGE),  # the SHA-256 is missing
+    # Bad input of every kind: a coded answer and its status, never a traceback.
+    Case("ls", ("--state", "bogus"), Exit.USAGE),
+    Case("ls", ("--limit", "0"), Exit.USAGE),
+    Case("submit", ("{home}/missing.pdf",), Exit.NOT_FOUND),
+    Case("submit", ("{home}/probe.bin", "{home}/missing.pdf"), Exit.NOT_FOUND),
+    Case("status", ("{home}/missing.pdf",), Exit.NOT_FOUND),
+    Case("result", ("abc",), Exit.USAGE),  # too short to be a prefix
+    Case("result", ("abcdef01",), Exit.NOT_FOUND),  # a prefix of no document here
+    Case("up", ("--tenant", "t1"), Exit.USAGE),  # --tenant means nothing to it
+    Case("pools status", ("--tenant", "t1"), Exit.USAGE),
+    # An ordinary home without keys is the wrong folder: the SDK refuses, exit 9.
+    Case("ls", (), Exit.CONFIG, plaintext=False),
+    Case("submit", ("{home}/probe.bin",), Exit.CONFIG, plaintext=False),
 ]
 
 Answer = tuple[int, str, str]
@@ -139,15 +179,20 @@ def _closed_port() -> int:
     return port
 
 
-def _run(case: Case, home: Path, port: int) -> Answer:
+def _home(case: Case, home: Path) -> list[str]:
+    """The case's home made ready, and its command line."""
     home.mkdir(parents=True)
     (home / "probe.bin").write_bytes(b"%PDF-1.7 not really")
     if case.keyring:
         keys.init_keyring(home / "keys", development=True)
+    return [*case.command.split(), *(a.format(home=home) for a in case.args), "--json"]
+
+
+def _run(case: Case, home: Path, port: int) -> Answer:
+    argv = _home(case, home)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUSTODY_")}
     env |= {"CUSTODY_HOME": str(home), "CUSTODY_TEMPORAL_ADDRESS": f"127.0.0.1:{port}"}
-    env |= dict(case.env)
-    argv = [*case.command.split(), *(a.format(home=home) for a in case.args), "--json"]
+    env |= {"CUSTODY_ALLOW_PLAINTEXT": str(case.plaintext).lower(), **dict(case.env)}
     proc = subprocess.run(
         [sys.executable, "-m", "starter.cli", *argv],
         env=env,
@@ -159,15 +204,29 @@ def _run(case: Case, home: Path, port: int) -> Answer:
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def _run_here(case: Case, home: Path, port: int) -> Answer:
+    """The case in this process, its settings as its environment would make them."""
+    argv = _home(case, home)
+    named = {k.removeprefix("CUSTODY_").lower(): v for k, v in case.env}
+    settings = Settings(
+        home=home, temporal_address=f"127.0.0.1:{port}", allow_plaintext=case.plaintext, **named
+    )
+    out, err = io.StringIO(), io.StringIO()
+    with captured(out), redirect_stderr(err):
+        code = run(argv, settings)
+    return code, out.getvalue(), err.getvalue()
+
+
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Answer]:
-    """Every case's exit status, stdout and stderr, run a few at a time."""
+    """Every case's exit status, stdout and stderr: the scripts a few at a time, beside
+    the in-process cases one after another."""
     root, port = tmp_path_factory.mktemp("cli-json"), _closed_port()
-    with ThreadPoolExecutor(max_workers=6) as pool:
-        futures = {
-            c.id: pool.submit(_run, c, root / f"home-{i}", port) for i, c in enumerate(CASES)
-        }
-        return {name: future.result() for name, future in futures.items()}
+    homes = {c.id: root / f"home-{i}" for i, c in enumerate(CASES)}
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {c.id: pool.submit(_run, c, homes[c.id], port) for c in CASES if not c.in_process}
+        here = {c.id: _run_here(c, homes[c.id], port) for c in CASES if c.in_process}
+        return here | {name: future.result() for name, future in futures.items()}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -209,6 +268,7 @@ def _imported(*argv: str, home: Path) -> tuple[set[str], str]:
     """The modules ``python -m starter.cli ARGV`` imports (``-X importtime``), and its stdout."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUSTODY_")}
     env |= {"CUSTODY_HOME": str(home), "CUSTODY_TEMPORAL_ADDRESS": f"127.0.0.1:{_closed_port()}"}
+    env |= {"CUSTODY_ALLOW_PLAINTEXT": "true"}  # so status reaches the connection it fails
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "starter.cli", *argv],
         env=env,
@@ -243,5 +303,10 @@ def test_cli_help_lists_every_command_without_importing_one(tmp_path: Path) -> N
     """``custody --help`` names each command of the table and imports no command module."""
     names, out = _imported("--help", home=tmp_path)
     commands = {n for n in names if n.startswith("starter.cli.")}
-    assert commands <= {"starter.cli.main", "starter.cli.output", "starter.cli.registry"}
+    assert commands <= {
+        "starter.cli.main",
+        "starter.cli.options",
+        "starter.cli.output",
+        "starter.cli.registry",
+    }
     assert all(f"    {name} " in out for name in COMMANDS), out

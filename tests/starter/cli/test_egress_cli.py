@@ -13,7 +13,7 @@ import io
 import json
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stdout
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,9 +33,8 @@ from custody.state.egress import SignedReceipt
 from custody.stores.local import LocalStore
 from starter.cli.egress import trust_anchor
 from starter.cli.identify import identify
-from starter.cli.registry import build_parser
 from starter.evidence.verify.egress import verify_release
-from tests.helpers import custody_cli, make_settings, publish_scan, running_pipeline
+from tests.helpers import cli, custody_cli, make_settings, publish_scan, running_pipeline
 
 RECIPIENT = "clinic-b"
 
@@ -86,20 +85,6 @@ async def released(
     return Released(settings, tenant, sha, outbox, rc, answer)
 
 
-def _cli(settings: Settings, *argv: str, tenant: str | None = None) -> tuple[int, Any]:
-    """``custody ARGV --json`` in this process: the parser and handler the script runs.
-
-    The contract tests run ``custody`` as a subprocess; the many small cases
-    around them run here, since each subprocess spends seconds importing.
-    """
-    words = [*argv, "--json", *(["--tenant", tenant] if tenant else [])]
-    args = build_parser(words).parse_args(words)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        code = args.handler(args, settings)
-    return int(code), json.loads(out.getvalue())
-
-
 def _outbox_files(outbox: Path) -> list[str]:
     return sorted(str(p.relative_to(outbox)) for p in outbox.rglob("*") if p.is_file())
 
@@ -147,7 +132,7 @@ async def test_egress_cli_release_of_an_unknown_document_is_refused(
 def test_egress_cli_release_to_an_unknown_recipient_starts_nothing(released: Released) -> None:
     """A recipient nobody registered is refused before any workflow: no release id, exit 3."""
     r = released
-    rc, nobody = _cli(r.settings, "release", r.sha256, "--to", "nobody", tenant=r.tenant)
+    rc, nobody = cli(r.settings, "release", r.sha256, "--to", "nobody", tenant=r.tenant)
     assert rc == 3 and nobody["state"] == "refused" and nobody["code"] == "RECIPIENT_UNKNOWN"
     assert nobody["release_id"] is None and nobody["files"] == []
 
@@ -155,20 +140,20 @@ def test_egress_cli_release_to_an_unknown_recipient_starts_nothing(released: Rel
 def test_egress_cli_recipients_add_ls_revoke(released: Released, tmp_path: Path) -> None:
     """Recipients: channels checked at registration, create-only, revoked once, by tenant."""
     s, tenant = released.settings, "cli-recipients-" + os.urandom(3).hex()
-    rc, added = _cli(
+    rc, added = cli(
         s, "recipients", "add", "lab", "--https", "http://127.0.0.1:1/in", tenant=tenant
     )
     assert rc == 0 and added["kind"] == "https" and added["created"] is True
     assert "@" in added["created_by"]  # the operator as user@host
-    rc, bad = _cli(s, "recipients", "add", "lab2", "--https", "http://example.com/", tenant=tenant)
+    rc, bad = cli(s, "recipients", "add", "lab2", "--https", "http://example.com/", tenant=tenant)
     assert rc == 2 and bad["error"] == "CHANNEL_INVALID"
-    rc, taken = _cli(s, "recipients", "add", "lab", "--outbox", str(tmp_path), tenant=tenant)
+    rc, taken = cli(s, "recipients", "add", "lab", "--outbox", str(tmp_path), tenant=tenant)
     assert rc == 2 and taken["error"] == "USAGE"
-    rc, revoked = _cli(s, "recipients", "revoke", "lab", tenant=tenant)
+    rc, revoked = cli(s, "recipients", "revoke", "lab", tenant=tenant)
     assert rc == 0 and revoked == {"name": "lab", "revoked": True, "already_revoked": False}
-    rc, rows = _cli(s, "recipients", "ls", tenant=tenant)
+    rc, rows = cli(s, "recipients", "ls", tenant=tenant)
     assert rc == 0 and [(x["name"], x["revoked"]) for x in rows] == [("lab", True)]
-    rc, missing = _cli(s, "recipients", "revoke", "ghost", tenant=tenant)
+    rc, missing = cli(s, "recipients", "revoke", "ghost", tenant=tenant)
     assert rc == 5 and missing["error"] == "RECIPIENT_UNKNOWN"
 
 
@@ -180,18 +165,18 @@ async def test_egress_cli_policies_add_show_ls(released: Released, tmp_path: Pat
     rc, v1 = await custody_cli(
         s, "policies", "add", "text-only", "--file", str(body), tenant=tenant
     )
-    rc_again, same = _cli(s, "policies", "add", "text-only", "--file", str(body), tenant=tenant)
+    rc_again, same = cli(s, "policies", "add", "text-only", "--file", str(body), tenant=tenant)
     body.write_text(json.dumps({"include": ["text", "searchable_pdf"]}))
-    _, v2 = _cli(s, "policies", "add", "text-only", "--file", str(body), tenant=tenant)
-    rc_show, shown = _cli(s, "policies", "show", "text-only", tenant=tenant)
-    rc_builtin, builtin = _cli(s, "policies", "add", "default", "--file", str(body), tenant=tenant)
+    _, v2 = cli(s, "policies", "add", "text-only", "--file", str(body), tenant=tenant)
+    rc_show, shown = cli(s, "policies", "show", "text-only", tenant=tenant)
+    rc_builtin, builtin = cli(s, "policies", "add", "default", "--file", str(body), tenant=tenant)
     expected = eg.Policy(name="text-only", include=("searchable_pdf", "text"))
     assert rc == rc_again == rc_show == 0
     assert v1["version"] == same["version"] == 1 and v1["sha256"] == same["sha256"]
     assert v2["version"] == 2 and v2["sha256"] == expected.sha256()
     assert shown["version"] == 2 and shown["sha256"] == expected.sha256()
     assert rc_builtin == 2 and builtin["error"] == "POLICY_INVALID"
-    _, rows = _cli(s, "policies", "ls", tenant=tenant)
+    _, rows = cli(s, "policies", "ls", tenant=tenant)
     assert {(x["name"], x["version"]) for x in rows} >= {("text-only", 1), ("text-only", 2)}
 
 
@@ -209,9 +194,9 @@ async def test_egress_cli_ls_answers_who_got_what(released: Released) -> None:
     files = [eg.FileRef(**f, media_type="application/pdf") for f in r.answer["files"]]
     assert row["bytes_sha256"] == eg.packet_sha256(files)
     assert "@" in row["actor"] and row["policy_sha256"] == eg.DEFAULT_POLICY.sha256()
-    _, by_doc = _cli(r.settings, "egress", "ls", "--document", "cd" * 32, tenant=r.tenant)
-    _, later = _cli(r.settings, "egress", "ls", "--since", "2999-01-01", tenant=r.tenant)
-    _, other = _cli(r.settings, "egress", "ls", "--policy", "read", tenant=r.tenant)
+    _, by_doc = cli(r.settings, "egress", "ls", "--document", "cd" * 32, tenant=r.tenant)
+    _, later = cli(r.settings, "egress", "ls", "--since", "2999-01-01", tenant=r.tenant)
+    _, other = cli(r.settings, "egress", "ls", "--policy", "read", tenant=r.tenant)
     assert by_doc == later == other == []
 
 
