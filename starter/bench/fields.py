@@ -39,6 +39,7 @@ from custody.errors import UsageError
 from custody.fields import DocType, Extraction, FoundField
 from custody.models import DocState, DocumentResult, PageText, SignedRecord
 from custody.settings import Settings
+from custody.stores.base import ObjectStore
 from starter.bench.fields_score import Tally, Truth, targets, truth_for
 from starter.bench.ocr import default_corpus
 from starter.bench.pairs import PairTally, form_truth, links_for
@@ -121,10 +122,18 @@ def _read(
     if record.fields_key is None:
         return None, record.confidence_band, None
     read = Extraction.model_validate_json(client.store.get(record.fields_key))
-    if read.classification.type is not DocType.REFERRAL:
-        return read, record.confidence_band, None
-    pages = [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
-    return read, record.confidence_band, unbarred(pages)
+    return read, record.confidence_band, before_bars(client.store, read, record.pages_key)
+
+
+def before_bars(
+    store: ObjectStore, read: Extraction, pages_key: str
+) -> dict[str, FoundField] | None:
+    """A referral's fields read again from its stored pages with no bar; None for any
+    other type. A stored type is a plain string since configured types: compared by value."""
+    if read.classification.type != DocType.REFERRAL:
+        return None
+    pages = [PageText.model_validate(p) for p in json.loads(store.get(pages_key))]
+    return unbarred(pages)
 
 
 def _report(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from custody.fields import Classification, DocType, Extraction, FoundField
+from custody.models import PageText
+from custody.stores.local import LocalStore
 from starter.bench.bands import EDGES
-from starter.bench.fields import _report, scans
+from starter.bench.fields import _report, before_bars, scans
 from starter.bench.fields_bands import MIN_READINGS, proposed_bar
 from starter.bench.fields_score import Tally, Truth, same, truth_for
 from starter.bench.referrals import write_set
@@ -112,3 +115,18 @@ def test_proposed_bar_opens_a_band_only_on_enough_readings_none_wrong() -> None:
     assert proposed_bar(sure + [(0.85, True)] * MIN_READINGS) == 0.8
     assert proposed_bar(sure + [(0.85, True)] * 40 + [(0.75, False)]) == 0.8
     assert proposed_bar([(0.95, False)]) == 1.0
+
+
+def test_bench_fields_reads_a_stored_referral_again_before_its_bars(tmp_path: Path) -> None:
+    """A referral's extraction, stored and read back (its type now a plain string), is read
+    again unbarred from its stored pages; a receipt is not."""
+    store = LocalStore(tmp_path)
+    page = PageText(page=1, width=10, height=10, text="", words=[], mean_confidence=0, seconds=0)
+    store.put("pages", json.dumps([page.model_dump(mode="json")]).encode())
+    stored = {
+        kind: Extraction.model_validate_json(_read(kind).model_dump_json())
+        for kind in (DocType.REFERRAL, DocType.RECEIPT)
+    }
+    assert before_bars(store, stored[DocType.RECEIPT], "pages") is None
+    again = before_bars(store, stored[DocType.REFERRAL], "pages")
+    assert again is not None and "participant_id" in again and again["consent"].value is None
