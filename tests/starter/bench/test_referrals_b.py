@@ -53,9 +53,15 @@ def test_referrals_b_held_out_wordings_are_drawn_only_for_the_held_out_split() -
 
 
 def test_referrals_b_seen_set_is_the_first_held_out_split_unchanged() -> None:
-    """The first held-out split, measured once, is drawn from the same random streams."""
-    assert generate(0, 0, "seen").meta["layout"] == SEEN[0]
-    assert _digest(1, 0, "seen") == _digest(1, 0, "seen")
+    """The first held-out split, measured once, is drawn from the same random streams: these
+    are what ``generate(i, 0, "held_out")`` drew at commit f34438a, before the split moved."""
+    drawn = [generate(i, 0, "seen") for i in range(3)]
+    assert [(r.meta["layout"], r.truth["participant_id"], r.truth["consent"]) for r in drawn] == [
+        ("eform", "KX0707", False),
+        ("banner", "SUB-0665-59", False),
+        ("memo", "P095 007", True),
+    ]
+    assert drawn[0].meta["layout"] == SEEN[0] and drawn[1].truth["referral_date"] == "2025-04-23"
 
 
 def test_referrals_b_differ_from_the_first_generators_conventions() -> None:
