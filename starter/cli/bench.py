@@ -117,7 +117,12 @@ def _redaction(parser: argparse.ArgumentParser) -> None:
 def _ledger(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--events", type=int, default=10_000, help="events the log grows to")
     parser.add_argument("--writers", type=int, default=8, help="appending threads")
-    parser.add_argument("--store", choices=("local", "s3"), default="local")
+    parser.add_argument(
+        "--store",
+        choices=("local", "s3"),
+        default="local",
+        help="the ledger's store: a local folder, or S3 on moto's server",
+    )
     parser.add_argument(
         "--s3-latency-ms", type=float, default=0.0, help="with --store s3: delay per request"
     )

@@ -84,7 +84,11 @@ TENANT_HELP: dict[str, str | None] = {
     "release": _DOCS,
     "egress ls": "this tenant's egress events",
     "egress verify": "the tenant the release belongs to",
-    "egress identify": None,
+    "egress identify": "the tenant asking: only its own releases are named",
+    "bench ledger": None,
+    "witness serve": None,
+    "witness key": None,
+    "witness trust": None,
     "redact": _DOC,
     "ui": "add a link to this tenant's documents",
 }

@@ -30,10 +30,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     serve = witness.add_parser(
         "serve", parents=[common], help="run the witness (C2SP tlog-witness)"
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=_port, default=8235)
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    serve.add_argument("--port", type=_port, default=8235, help="the TCP port to listen on")
     serve.add_argument("--name", default=None, help="its name in cosignatures (kept once set)")
-    serve.add_argument("--trust-log", action="append", default=[], metavar="VKEY")
+    serve.add_argument(
+        "--trust-log",
+        action="append",
+        default=[],
+        metavar="VKEY",
+        help="a log's vkey whose checkpoints it cosigns (repeatable)",
+    )
     _dir(serve)
     serve.set_defaults(handler=_serve)
     key = witness.add_parser("key", parents=[common], help="the witness's cosigner vkey")

@@ -2,6 +2,7 @@
 
 Over ASGI on the real edge app, against the dev server; no worker polls these
 task queues, so a started release stays running, which is what the bound counts.
+Each tenant's key holds the ``release`` scope, so the gate is what answers.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from custody import egress as eg
 from custody.state.egress import add_recipient
+from starter.edge.scopes import Scope
 from tests.helpers import recipient
 from tests.starter.edge.conftest import EdgeHarness
 
@@ -27,7 +29,7 @@ async def test_release_gate_deep_json_is_a_coded_400_not_a_500(
 ) -> None:
     """JSON nested past the parser's depth (within the size cap) answers 400 BAD_REQUEST."""
     async with edge_for() as edge:
-        auth = edge.tenant("gate-" + os.urandom(3).hex())
+        auth = edge.tenant("gate-" + os.urandom(3).hex(), scopes=[Scope.RELEASE])
         nested = "[" * 30_000 + "]" * 30_000
         got = await edge.http.post("/v1/releases", content=nested, headers=auth)
     assert (got.status_code, got.json()["error"]) == (400, "BAD_REQUEST")
@@ -36,7 +38,7 @@ async def test_release_gate_deep_json_is_a_coded_400_not_a_500(
 async def test_release_gate_body_over_the_cap_is_413(edge_for: Callable[..., EdgeHarness]) -> None:
     """A body past CUSTODY_EDGE_RELEASE_BODY_BYTES is refused, declared or streamed."""
     async with edge_for(edge_release_body_bytes=2048) as edge:
-        auth = edge.tenant("gate-" + os.urandom(3).hex())
+        auth = edge.tenant("gate-" + os.urandom(3).hex(), scopes=[Scope.RELEASE])
         big = json.dumps(_request(*["a" * 64] * 40)).encode()
         declared = await edge.http.post("/v1/releases", content=big, headers=auth)
 
@@ -53,7 +55,9 @@ async def test_release_gate_rate_per_tenant(edge_for: Callable[..., EdgeHarness]
     """Past the tenant's burst, 429 ADMISSION_TENANT_RATE with Retry-After; another tenant
     still gets through."""
     async with edge_for(edge_release_rate=0.01, edge_release_burst=2) as edge:
-        noisy, quiet = (edge.tenant(f"gate-{n}-" + os.urandom(3).hex()) for n in "nq")
+        noisy, quiet = (
+            edge.tenant(f"gate-{n}-" + os.urandom(3).hex(), scopes=[Scope.RELEASE]) for n in "nq"
+        )
         answers = [
             await edge.http.post(
                 "/v1/releases", json=_request("a" * 64, to="nobody"), headers=noisy
@@ -75,7 +79,7 @@ async def test_release_gate_running_releases_per_tenant(
     """With one release running (no worker takes it), a second is 429 INFLIGHT_RELEASES."""
     async with edge_for(edge_max_running_releases_per_tenant=1) as edge:
         name = "gate-run-" + os.urandom(3).hex()
-        auth = edge.tenant(name)
+        auth = edge.tenant(name, scopes=[Scope.RELEASE])
         folder = edge.client.settings.home / "outbox"
         add_recipient(edge.client.store, recipient(name, "clinic-b", folder))
         first = await edge.http.post("/v1/releases", json=_request("a" * 64), headers=auth)
