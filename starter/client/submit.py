@@ -48,7 +48,7 @@ from custody.queues import (
     scheduling,
 )
 from custody.refs import RefKeys
-from starter.client import backlog
+from starter.client import backlog, route
 from starter.client.connect import CustodyClient
 from starter.client.read import from_store, published, settled
 
@@ -146,7 +146,8 @@ async def submit(
         size_bytes=size,
         submitted_at=datetime.now(UTC),
         io_task_queue=client.settings.io_task_queue,
-        ocr_task_queue=client.settings.ocr_task_queue,
+        # The GPU pool while it keeps up, else the CPU pool (starter.client.route).
+        ocr_task_queue=await route.ocr_queue(client),
         signer=signer or {},
         captured_at=captured_at,
         document_type=DocType(document_type) if document_type is not None else None,
