@@ -19,6 +19,7 @@ import queue
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,7 @@ class BatchStats:
     """What the batches were: their sizes and the helpers' seconds per stage, summed."""
 
     sizes: Counter[int] = field(default_factory=Counter)
+    failed: int = 0  # batches that failed as a whole (their pages then read one by one)
     seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
@@ -58,6 +60,7 @@ class BatchStats:
             "pages": pages,
             "pages_per_batch": round(pages / max(sum(self.sizes.values()), 1), 2),
             "sizes": {str(size): n for size, n in sorted(self.sizes.items())},
+            "failed": self.failed,
             "stage_seconds": {k: round(v, 3) for k, v in sorted(self.seconds.items())},
             "counts": dict(self.counts),
         }
@@ -67,12 +70,12 @@ class Batcher:
     """Pages from any thread, read in batches by ``helpers`` (one dispatcher each)."""
 
     def __init__(
-        self, helpers: list[BatchHelper], pages: int, wait_s: float, timeout_s: float
+        self, helpers: list[BatchHelper], pages: int, wait_s: float, timeout_s: Callable[[], float]
     ) -> None:
         self._helpers = helpers
         self._pages = pages
         self._wait_s = wait_s
-        self._timeout_s = timeout_s
+        self._timeout_s = timeout_s  # read per batch: the engine's page deadline as it is now
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._stats = BatchStats()
@@ -125,12 +128,14 @@ class Batcher:
         return jobs
 
     def _run(self, helper: BatchHelper, jobs: list[_Job]) -> None:
-        started = time.monotonic()
+        started, timeout_s = time.monotonic(), self._timeout_s()
         try:
-            read, stages = helper.read([j.page for j in jobs], self._timeout_s)
+            read, stages = helper.read([j.page for j in jobs], timeout_s)
         except Exception as err:  # every caller hears of it; the dispatcher lives on
             lost = err if isinstance(err, HelperError) else HelperError(type(err).__name__)
-            quick = time.monotonic() - started < self._timeout_s / 2
+            with self._lock:
+                self._stats.failed += 1
+            quick = time.monotonic() - started < timeout_s / 2
             if len(jobs) > 1 and quick:
                 for job in jobs:
                     self._run(helper, [job])

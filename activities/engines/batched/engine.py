@@ -122,8 +122,12 @@ class BatchedRapidEngine(RapidOcrEngine):
                     list(pool.map(BatchHelper.start, helpers))
                 self._helpers = helpers
                 wait_s = self.batch.wait_ms / 1000
-                self._batcher = Batcher(helpers, self.batch.pages, wait_s, self.tuning.timeout_s)
+                self._batcher = Batcher(helpers, self.batch.pages, wait_s, self._deadline)
             return self._batcher
+
+    def _deadline(self) -> float:
+        """A batch's deadline: one page's, since its pages are read together."""
+        return self.tuning.timeout_s
 
     def _options(self) -> dict[str, Any]:
         return {
