@@ -28,6 +28,7 @@ def record(
     sha256: str,
     *,
     code: str | None = None,
+    actor: str | None = None,
     **detail: str | int | float | bool | None,
 ) -> Event:
     info = activity.info()
@@ -39,6 +40,7 @@ def record(
         kind,
         sha256=sha256,
         code=code,
+        actor=actor,
         workflow_id=info.workflow_id,
         run_id=info.workflow_run_id,
         detail={**detail, "attempt": info.attempt, "step": info.activity_id},

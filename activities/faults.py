@@ -26,10 +26,12 @@ import errno
 import functools
 import os
 import signal
+import socket
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 import structlog
+from pydantic import BaseModel
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, CancelledError
 
@@ -73,7 +75,7 @@ def coded(default: Code) -> Callable[[Callable[P, R]], Callable[P, R]]:
             try:
                 if os.environ.get("CUSTODY_FAULTS") and activity.in_activity():
                     fault_point(f"{_step()}.start")
-                return fn(*args, **kwargs)
+                return _stamped(fn(*args, **kwargs))
             except CancelledError:
                 raise  # the server gave up on this attempt; nothing to classify
             except Exception as exc:
@@ -82,6 +84,21 @@ def coded(default: Code) -> Callable[[Callable[P, R]], Callable[P, R]]:
         return inner
 
     return wrap
+
+
+#: This process as Temporal's workers name themselves by default (``pid@host``).
+WORKER = f"{os.getpid()}@{socket.gethostname()}"
+
+
+def _stamped(result: R) -> R:
+    """A step result that names its worker (``worker``), so the workflow records the
+    owner of the transition it makes; other results as they are."""
+    if not isinstance(result, BaseModel) or "worker" not in type(result).model_fields:
+        return result
+    if getattr(result, "worker", None) is not None:
+        return result
+    stamped: R = result.model_copy(update={"worker": WORKER})
+    return stamped
 
 
 def fault_point(name: str) -> None:

@@ -3,7 +3,11 @@
 Rules: one result per validated page, some text somewhere, and a mean
 confidence at or above the floor. Below the floor the document is quarantined
 as ``LOW_CONFIDENCE`` for a person to review rather than published; between
-the floor and the review line it is published with band ``review``. Then the
+the floor and the review line it is published with band ``review``. Since
+review is a state (``CheckInput.review``, workflows.review), nothing a person
+can resolve quarantines: below the floor, in the band, off language or with
+fields the policy holds back, the result names why (``review_reasons``) and
+the document waits for a reviewer. Then the
 tenant's fields policy (``activities.rules``): each page in an expected
 language (else ``LANGUAGE_MISMATCH``), and the fields read and judged (a
 required field missing or one breaking its format sends the document to
@@ -28,6 +32,8 @@ from activities.rules.check import FieldsCheck
 from custody.errors import Code, Quarantined
 from custody.models import CheckInput, CheckResult, PageText
 from custody.refs import RefKeys
+from custody.reviews import REVIEW_BAND
+from custody.state.rules import Verdict
 from custody.stores import ObjectStore
 
 #: Pages are joined by a line holding only a form feed, as in the corpus.
@@ -100,10 +106,10 @@ class OutputActivities:
         if not text.strip():
             raise Quarantined(Code.NO_TEXT, f"{len(pages)} pages, no text recognised")
         mean = mean_confidence(pages)
-        if mean < self._floor:
+        if mean < self._floor and not inp.review:
             raise Quarantined(Code.LOW_CONFIDENCE, f"mean {mean:.3f} < floor {self._floor:.2f}")
         policy = self._fields.policy(inp.tenant)
-        in_language = self._fields.language(pages, policy)
+        in_language = self._fields.language(pages, policy, hold=not inp.review)
         sha = text_sha256(text)
         read = self._fields.fields(
             pages,
@@ -112,8 +118,10 @@ class OutputActivities:
             text_sha256=sha,
             declared=inp.document_type,
             policy=policy,
+            hold=not inp.review,
         )
         sure = mean >= self._review and in_language and not read.verdict.review
+        reasons = _reasons(mean, self._floor, self._review, in_language, read.verdict)
         return CheckResult(
             text_sha256=sha,
             chars=len(text),
@@ -121,8 +129,20 @@ class OutputActivities:
             page_confidences=[round(p.mean_confidence, 4) for p in pages],
             band="high" if sure else "review",
             attempt=activity.info().attempt,
-            document_type=read.document_type.value,
+            document_type=read.document_type,
             fields_key=read.key,
             fields_sig=read.sig,
             fields_review=read.verdict.review,
+            review_reasons=reasons if inp.review else [],
         )
+
+
+def _reasons(
+    mean: float, floor: float, line: float, in_language: bool, verdict: Verdict
+) -> list[str]:
+    """Why a person must look at the document, as codes; empty when it may be published."""
+    found = [Code.LOW_CONFIDENCE.value] if mean < floor else []
+    found += [REVIEW_BAND] if floor <= mean < line else []
+    found += [] if in_language else [Code.LANGUAGE_MISMATCH.value]
+    found += [Code.FIELDS_MISSING.value] if verdict.missing else []
+    return found + ([Code.FIELD_INVALID.value] if verdict.invalid else [])

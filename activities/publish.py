@@ -26,7 +26,7 @@ import structlog
 from temporalio import activity
 
 from activities.audit import record
-from activities.faults import coded, fault_point
+from activities.faults import WORKER, coded, fault_point
 from activities.output import assemble, load_pages, text_sha256
 from activities.rules.check import fields_key
 from custody import field_index, ids
@@ -45,6 +45,7 @@ from custody.models import (
     RecordSignature,
     ResultRecord,
     SignedRecord,
+    Transition,
 )
 from custody.refs import RefKeys
 from custody.stores import ObjectStore
@@ -148,7 +149,8 @@ class PublishActivities:
     @coded(Code.STORE_UNAVAILABLE)
     def conclude(self, inp: ConcludeInput) -> ConcludeResult:
         key = ids.outcome_key(inp.sha256, inp.tenant, inp.run_id)
-        body = canonical_json(OutcomeRecord(**inp.model_dump(), concluded_at=datetime.now(UTC)))
+        outcome = OutcomeRecord(**inp.model_dump(), concluded_at=datetime.now(UTC))
+        body = canonical_json(outcome.model_copy(update={"transitions": owned(inp.transitions)}))
         created = self._store.create(key, body)
         # Recorded on a retry too (idempotent per step): an attempt that stored the
         # outcome and failed before its event or checkpoint must not leave it unlogged.
@@ -197,6 +199,14 @@ class PublishActivities:
             self._store.delete(key)
 
 
+def owned(transitions: list[Transition]) -> list[Transition]:
+    """The transitions, the last (this step's own outcome) owned by this worker if no one
+    else is named: the workflow states it before the step that makes it true runs."""
+    if not transitions or transitions[-1].by is not None:
+        return list(transitions)
+    return [*transitions[:-1], transitions[-1].model_copy(update={"by": WORKER})]
+
+
 def _record(
     inp: PublishInput, text_key: str, pages_key: str, pages_sha: str, attempt: int
 ) -> ResultRecord:
@@ -222,7 +232,7 @@ def _record(
         ocr_params=inp.ocr.params,
         model_hashes=inp.ocr.model_hashes,
         ocr_seconds=inp.ocr.seconds,
-        transitions=inp.transitions,
+        transitions=owned(inp.transitions),
         attempts={**inp.attempts, "publish": attempt},
         workflow_id=inp.workflow_id,
         run_id=inp.run_id,

@@ -16,6 +16,7 @@ At the top, the contracts:
     cpus        the engine's cores; ``settings`` validates CUSTODY_ENGINE_CPUS with it
     temporal    the connection every process makes (workers, edge, CLI, SDK)
     tracing     OpenTelemetry interceptors for that connection (loaded only when on)
+    extras      the optional parts (pip extras) and the answer when one is missing
 
 The rooms, the write side every worker shares:
 

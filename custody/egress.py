@@ -58,6 +58,8 @@ class EgressKind(StrEnum):
     READ = "read"
     EXPORT = "export"
     RELEASE = "release"
+    #: Page images and fields handed to a reviewer (``custody review show``, the review page).
+    REVIEW = "review"
 
 
 class ReleaseState(StrEnum):
@@ -170,7 +172,10 @@ READ_POLICY = Policy(name="read", applies_to=EgressKind.READ, include=("text",),
 EXPORT_POLICY = Policy(
     name="export", applies_to=EgressKind.EXPORT, include=("searchable_pdf", "text"), c2pa=False
 )
-BUILTIN_POLICIES = {p.name: p for p in (DEFAULT_POLICY, READ_POLICY, EXPORT_POLICY)}
+REVIEW_POLICY = Policy(
+    name="review", applies_to=EgressKind.REVIEW, include=("page_images", "text"), c2pa=False
+)
+BUILTIN_POLICIES = {p.name: p for p in (DEFAULT_POLICY, READ_POLICY, EXPORT_POLICY, REVIEW_POLICY)}
 
 
 class ChannelKind(StrEnum):

@@ -16,7 +16,8 @@ document content.
     ├── Quarantined               kept for review with its source; never retried
     │   │ (HASH_MISMATCH, LOW_CONFIDENCE, NO_TEXT, PAGE_COUNT_MISMATCH,
     │   │  SOURCE_MISSING, REF_INVALID, SEAL_INVALID, QUEUE_STALLED,
-    │   │  RETRY_BUDGET_EXHAUSTED, FIELDS_MISSING, FIELD_INVALID, LANGUAGE_MISMATCH)
+    │   │  RETRY_BUDGET_EXHAUSTED, FIELDS_MISSING, FIELD_INVALID, LANGUAGE_MISMATCH,
+    │   │  TYPE_NOT_CONFIGURED)
     │   ├── RefInvalid            a signed object reference failed its check
     │   └── SealInvalid           a stored object was altered or moved (also a StoreError)
     ├── TransientFault            retried with backoff, then quarantined with the
@@ -25,11 +26,16 @@ document content.
     │      WORKER_LOST, INTERNAL, CIRCUIT_OPEN)
     │   └── CircuitOpen           a breaker refused the call (also a StoreUnavailable)
     ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION;
-    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING
+    │                             production verification with no pinned key: TRUST_ANCHOR_MISSING;
+    │                             an optional part not installed (custody.extras): EXTRA_MISSING
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
     │                             (also a ValueError)
+    ├── IdentityRefused           who decides is not known, valid or allowed (custody.operators)
+    │     (OPERATOR_REQUIRED, OPERATOR_UNKNOWN, OPERATOR_REVOKED, OPERATOR_EXPIRED,
+    │      ROLE_REQUIRED, DECISION_INVALID, SAME_APPROVER)
+    ├── ReviewRefused             a review decision refused (NOT_IN_REVIEW, ALREADY_DECIDED, ...)
     ├── StateInvalid              a state version forged, unsigned, out of chain or
     │                             rolled back (custody.state.versions): STATE_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
@@ -60,6 +66,7 @@ document content.
     UploadError                   the edge refuses a request: an HTTP status and a Code
     AuthError                     a missing, malformed, unknown or revoked API key
     StepFailed                    in the document workflow: an activity failed for good
+    StepCancelled                 in the document workflow: a step ended by its cancellation
     HelperError (RuntimeError)    an OCR helper process (Tesseract, PP-OCR) failed a page or died
     TenantExists (ValueError)     a tenant of that name already exists
     NotFound (LookupError)        no such document (or tenant) for this caller
@@ -218,6 +225,48 @@ class Code(StrEnum):
     STATE_INVALID = "STATE_INVALID"
     #: A SHA-256 prefix on the command line that names more than one of the tenant's documents.
     AMBIGUOUS_PREFIX = "AMBIGUOUS_PREFIX"
+    #: A document type named at submission (``--type``, Custody-Document-Type) that is
+    #: neither built in nor configured in the tenant's fields policy: refused (a request).
+    UNKNOWN_TYPE = "UNKNOWN_TYPE"
+    #: The type a document was submitted as is no longer configured when its fields
+    #: are read (the policy changed meanwhile): quarantined for a person to decide.
+    TYPE_NOT_CONFIGURED = "TYPE_NOT_CONFIGURED"
+    #: An optional part (a pip extra: easyocr, bench, chaos) that a command or the
+    #: configured engine needs is not installed; the message says how (custody.extras).
+    EXTRA_MISSING = "EXTRA_MISSING"
+    #: Named identities (custody.operators): a decision with no acting identity
+    #: (``CUSTODY_OPERATOR_CREDENTIAL`` unset), an unknown, revoked or expired one,
+    #: one without the role the decision needs, or a decision whose signature fails.
+    OPERATOR_REQUIRED = "OPERATOR_REQUIRED"
+    OPERATOR_UNKNOWN = "OPERATOR_UNKNOWN"
+    OPERATOR_REVOKED = "OPERATOR_REVOKED"
+    OPERATOR_EXPIRED = "OPERATOR_EXPIRED"
+    ROLE_REQUIRED = "ROLE_REQUIRED"
+    DECISION_INVALID = "DECISION_INVALID"
+    #: ``custody operators bootstrap`` where an identity already exists.
+    OPERATOR_EXISTS = "OPERATOR_EXISTS"
+    #: An API key used outside its scopes (starter.edge.tenants): 403.
+    SCOPE_DENIED = "SCOPE_DENIED"
+    #: A review decision on a document that is not waiting in review, or one
+    #: already decided (a second reviewer lost the race).
+    NOT_IN_REVIEW = "NOT_IN_REVIEW"
+    ALREADY_DECIDED = "ALREADY_DECIDED"
+    #: The same identity approving twice where the policy asks for two people.
+    SAME_APPROVER = "SAME_APPROVER"
+    #: Why a reviewer rejected a document (``custody review resolve --reject``):
+    #: the rejected document's code, from this fixed list (free text goes in --note).
+    ILLEGIBLE = "ILLEGIBLE"
+    WRONG_DOCUMENT = "WRONG_DOCUMENT"
+    DUPLICATE = "DUPLICATE"
+    OTHER = "OTHER"
+    #: Nobody decided a document in review before its review expired: quarantined
+    #: with its source, for ``custody quarantine release`` to bring back.
+    REVIEW_EXPIRED = "REVIEW_EXPIRED"
+    #: A document workflow cancelled (``custody`` or the Temporal UI): its own
+    #: outcome, ``cancelled``, with the reason kept.
+    CANCELLED = "CANCELLED"
+    #: A release held for a second approver (two-person rule) that nobody approved in time.
+    APPROVAL_EXPIRED = "APPROVAL_EXPIRED"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -234,6 +283,11 @@ REJECT_CODES: frozenset[Code] = frozenset(
         Code.DECODE_LIMIT,
         Code.TENANT_INVALID,
         Code.TENANT_SHREDDED,
+        # A reviewer's rejection: the document ends rejected with the reason code.
+        Code.ILLEGIBLE,
+        Code.WRONG_DOCUMENT,
+        Code.DUPLICATE,
+        Code.OTHER,
     }
 )
 
@@ -252,8 +306,21 @@ QUARANTINE_CODES: frozenset[Code] = frozenset(
         Code.FIELDS_MISSING,
         Code.FIELD_INVALID,
         Code.LANGUAGE_MISMATCH,
+        Code.TYPE_NOT_CONFIGURED,
+        Code.REVIEW_EXPIRED,
     }
 )
+
+#: The reasons a reviewer may give for a rejection (``--reject CODE``): a fixed list.
+REVIEW_REJECT_CODES: tuple[Code, ...] = (
+    Code.ILLEGIBLE,
+    Code.WRONG_DOCUMENT,
+    Code.DUPLICATE,
+    Code.OTHER,
+)
+
+#: A cancelled document (``cancelled``): neither refused nor set aside, stopped.
+CANCEL_CODES: frozenset[Code] = frozenset({Code.CANCELLED})
 
 #: A release refused before anything left: final for that request.
 EGRESS_REFUSE_CODES: frozenset[Code] = frozenset(
@@ -268,6 +335,7 @@ EGRESS_REFUSE_CODES: frozenset[Code] = frozenset(
         Code.RELEASE_INVALID,
         Code.CHANNEL_INVALID,
         Code.CONSENT_REQUIRED,
+        Code.APPROVAL_EXPIRED,
     }
 )
 
@@ -325,6 +393,18 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.TRUST_ANCHOR_MISSING,
         Code.STATE_INVALID,
         Code.AMBIGUOUS_PREFIX,
+        Code.UNKNOWN_TYPE,
+        Code.OPERATOR_REQUIRED,
+        Code.OPERATOR_UNKNOWN,
+        Code.OPERATOR_REVOKED,
+        Code.OPERATOR_EXPIRED,
+        Code.ROLE_REQUIRED,
+        Code.DECISION_INVALID,
+        Code.OPERATOR_EXISTS,
+        Code.SCOPE_DENIED,
+        Code.NOT_IN_REVIEW,
+        Code.ALREADY_DECIDED,
+        Code.SAME_APPROVER,
     }
 )
 
@@ -347,13 +427,20 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         Code.CONFIGURATION,
         Code.KEY_DEVELOPMENT,
         Code.KEY_PERMISSIONS,
+        # Like CONFIGURATION: once an operator installs the extra, a retry succeeds.
+        Code.EXTRA_MISSING,
     }
 )
 
 
 #: Codes that must never be retried: the activity marks them non-retryable.
 NON_RETRYABLE_CODES: frozenset[str] = frozenset(
-    c.value for c in REJECT_CODES | QUARANTINE_CODES | EGRESS_REFUSE_CODES | DELIVERY_FINAL_CODES
+    c.value
+    for c in REJECT_CODES
+    | QUARANTINE_CODES
+    | EGRESS_REFUSE_CODES
+    | DELIVERY_FINAL_CODES
+    | CANCEL_CODES
 )
 
 
@@ -414,6 +501,21 @@ class KeyUntrusted(CustodyError):
     development key where production is required (``starter.evidence.trust``)."""
 
     code = Code.KEY_UNTRUSTED
+
+
+class IdentityRefused(CustodyError):
+    """A decision refused for who makes it: no identity, an unknown, revoked or expired
+    one, one without the role, or a signature that fails (custody.operators)."""
+
+    code = Code.OPERATOR_REQUIRED
+
+
+class ReviewRefused(CustodyError):
+    """A review decision that cannot take effect: the document is not in review
+    (NOT_IN_REVIEW), another decision won (ALREADY_DECIDED), or the decision's
+    identity or corrections were refused (their code); the document is unchanged."""
+
+    code = Code.NOT_IN_REVIEW
 
 
 class StateInvalid(CustodyError):
@@ -611,6 +713,10 @@ class TenantExists(ValueError):
 
 class NotFound(LookupError):
     """No document with that SHA-256 for this tenant."""
+
+
+class StepCancelled(Exception):
+    """In the document workflow: a step ended because the workflow was cancelled."""
 
 
 class StepFailed(Exception):

@@ -16,7 +16,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 #: Version of the field schemas below; bump when a type gains or changes a field.
-_FIELDS_SCHEMA_VERSION = 1
+#: 2 (#27): pairs carry their method; a classification's type may be a configured name.
+_FIELDS_SCHEMA_VERSION = 2
 
 
 class DocType(StrEnum):
@@ -73,10 +74,14 @@ class FormPair(_Model):
     key_box: list[int]
     value_box: list[int]
     confidence: float = Field(ge=0.0, le=1.0)
+    #: How it was found: "beside", "label-column", "table", "checkbox" ("" before #27).
+    method: str = ""
 
 
 class Classification(_Model):
-    type: DocType
+    #: A ``DocType`` value or a configured type's name (``custody.doctypes``); a plain
+    #: string, so an extraction stored before configured types still reads the same.
+    type: str
     #: "declared" by the submitter, "policy" (the tenant expects one type), or "classified".
     how: Literal["declared", "policy", "classified"]
     confidence: float = Field(ge=0.0, le=1.0)

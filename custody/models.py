@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from custody.fields import DocType
+from custody.doctypes.spec import TYPE_NAME
 from custody.queues import IO_TASK_QUEUE, OCR_TASK_QUEUE
 
 
@@ -34,10 +34,14 @@ class DocState(StrEnum):
     PUBLISHED = "published"
     REJECTED = "rejected"
     QUARANTINED = "quarantined"
+    #: Waiting for a person's decision (workflows.review): not an end, the run is open.
+    REVIEW = "review"
+    #: The workflow was cancelled: its own outcome, the reason kept.
+    CANCELLED = "cancelled"
 
 
 _TERMINAL_STATES: frozenset[DocState] = frozenset(
-    {DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED}
+    {DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED, DocState.CANCELLED}
 )
 
 
@@ -45,9 +49,25 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+#: Review's defaults (custody.reviews): escalated after 2 days, expired after 6, under
+#: the scratch age (7 days) that would take the OCR output a reviewer looks at.
+REVIEW_DEADLINE_S, REVIEW_EXPIRY_S = 2 * 86400.0, 6 * 86400.0
+
+
 class Transition(_Model):
     state: DocState
     at: datetime
+    #: Who made it: the worker that ran the step before it (``pid@host``, Temporal's
+    #: worker identity) or the person who decided (an identity's name). Left out of
+    #: the JSON when unknown, so records signed before owners serialise unchanged.
+    by: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unknown_owner(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        if data.get("by") is None:
+            data.pop("by", None)
+        return data
 
 
 # --- workflow -----------------------------------------------------------------
@@ -74,9 +94,15 @@ class DocumentInput(_Model):
     #: The tenant's share of a busy queue against other tenants (Temporal fairness;
     #: None: 1.0, or the server's override for the tenant's key).
     fairness_weight: float | None = Field(default=None, gt=0)
-    #: The document's type as the submitter names it (custody.fields.DocType);
-    #: None: Custody classifies it among the types the tenant's policy expects.
-    document_type: DocType | None = None
+    #: The document's type as the submitter names it: a custody.fields.DocType value
+    #: or a type the tenant's fields policy configures (by name, so histories from
+    #: before configured types decode the same); None: Custody classifies it among
+    #: the types the tenant's policy expects.
+    document_type: str | None = Field(default=None, pattern=TYPE_NAME)
+    #: A document that needs a person waits this long before it is escalated, and
+    #: this long before it expires (quarantined REVIEW_EXPIRED; workflows.review).
+    review_deadline_s: float = Field(default=REVIEW_DEADLINE_S, gt=0)
+    review_expiry_s: float = Field(default=REVIEW_EXPIRY_S, gt=0)
 
 
 class DocumentResult(_Model):
@@ -122,6 +148,8 @@ class StageResult(_Model):
     size_bytes: int
     attempt: int = 1
     source_sig: str | None = None
+    #: The worker that ran the step (``pid@host``), stamped by ``activities.faults.coded``.
+    worker: str | None = None
 
 
 class EventRef(_Model):
@@ -149,6 +177,7 @@ class ValidationResult(_Model):
     policy_version: str
     packet_event: EventRef | None = None
     attempt: int = 1
+    worker: str | None = None
 
 
 class EvidencePacket(_Model):
@@ -200,6 +229,7 @@ class OcrResult(_Model):
     searchable: Literal["none", "built", "original"] = "none"
     pdf_key: str | None = None
     pdf_sig: str | None = None
+    worker: str | None = None
 
 
 class CheckInput(_Model):
@@ -208,7 +238,10 @@ class CheckInput(_Model):
     expected_pages: int
     page_keys: list[str]
     page_sigs: list[str] = Field(default_factory=list)
-    document_type: DocType | None = None
+    document_type: str | None = Field(default=None, pattern=TYPE_NAME)
+    #: Review is a state (workflows.review): what needs a person is reported in
+    #: ``review_reasons`` instead of quarantining (False: as workflows before it).
+    review: bool = False
 
 
 class CheckResult(_Model):
@@ -225,6 +258,10 @@ class CheckResult(_Model):
     fields_sig: str | None = None
     #: Fields the policy requires that were not read surely, or that break a rule.
     fields_review: list[str] = Field(default_factory=list)
+    worker: str | None = None
+    #: With ``CheckInput.review``: why a person must look (LOW_CONFIDENCE, REVIEW_BAND,
+    #: LANGUAGE_MISMATCH, FIELDS_MISSING, FIELD_INVALID); empty: publish as read.
+    review_reasons: list[str] = Field(default_factory=list)
 
 
 class PublishInput(_Model):
@@ -268,6 +305,7 @@ class PublishResult(_Model):
     text_key: str
     created: bool
     attempt: int = 1
+    worker: str | None = None
 
 
 class ConcludeInput(_Model):
@@ -283,11 +321,15 @@ class ConcludeInput(_Model):
     workflow_id: str
     run_id: str
     source_key: str | None = None
+    #: The type it was submitted as (DocumentInput.document_type), so a release from
+    #: quarantine runs it as that type again; None: classified, or an older outcome.
+    document_type: str | None = Field(default=None, pattern=TYPE_NAME)
 
 
 class ConcludeResult(_Model):
     outcome_key: str
     created: bool
+    worker: str | None = None
 
 
 # --- stored objects (never through history) ------------------------------------

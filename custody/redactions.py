@@ -10,13 +10,43 @@ A view that is kept is recorded in the tenant's ledger as a
 and in ``detail`` the view's key, its PDF's and text's SHA-256, the policy's
 name and hash, the evidence record's hash and the count of boxes painted.
 Hashes, ids and counts only, never what was removed.
+
+A view is made where OCR engines may run, on the I/O workers: ``custody
+redact`` starts a ``RedactWorkflow`` whose one activity makes (or finds) the
+view and answers with its key (:class:`RedactInput`, :class:`RedactResult`).
 """
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from custody import ids
 
 REDACTION_EVENT = "redaction_created"
+REDACT_WORKFLOW_NAME = "RedactWorkflow"
+
+
+class RedactInput(BaseModel):
+    """A view asked of the I/O workers: the document, the policy and who approves it."""
+
+    sha256: str
+    tenant: str | None
+    #: The redaction policy's JSON (``activities.redact.policy``): field and detector
+    #: names, never document text; its hash is the one the view records.
+    policy: str
+    approved_by: str
+
+
+class RedactResult(BaseModel):
+    """Where the signed view is, and the SHA-256 of its stored bytes."""
+
+    view_key: str
+    view_sha256: str
+
+
+def redact_workflow_id(sha256: str, tenant: str | None, policy_sha256: str) -> str:
+    """One workflow per view: concurrent asks for the same view converge on it."""
+    return f"redact-{ids.workflow_id(sha256, tenant)}-{policy_sha256[:16]}"
 
 
 def view_prefix(sha256: str, tenant: str | None) -> str:

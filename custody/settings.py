@@ -130,7 +130,7 @@ class Settings(BaseSettings):
     # I/O pool
     io_concurrency: int = Field(default=8, ge=1)
 
-    # Admission control (starter.edge.admission): bounds on work accepted but not yet OCR'd.
+    # Admission control (starter.client.admission): bounds on work accepted but not yet OCR'd.
     admission_max_waiting: int = Field(default=500, ge=1)
     admission_max_bytes: int = Field(default=2 * 1024**3, ge=1)
     admission_reserved: int = Field(default=10, ge=0)  # extra slots for priority documents
@@ -224,6 +224,16 @@ class Settings(BaseSettings):
     #: are the only retry: workflows.retries.deliver).
     egress_push_deadline_s: float = Field(default=60.0, gt=0)
 
+    # People (custody.operators): the key file a command acts with. No default: a
+    # decision without one is refused (OPERATOR_REQUIRED). A new identity lasts this long.
+    operator_credential: Path | None = None
+    operator_days: float = Field(default=365.0, gt=0)
+    # Review (workflows.review): a document that needs a person is escalated after the
+    # deadline and quarantined REVIEW_EXPIRED after the expiry, which must come before
+    # the scratch age takes its OCR output (checked below).
+    review_deadline_s: float = Field(default=2 * 86400.0, gt=0)
+    review_expiry_s: float = Field(default=6 * 86400.0, gt=0)
+
     log_level: str = "INFO"
     log_format: Literal["auto", "json", "console"] = "auto"
 
@@ -240,6 +250,10 @@ class Settings(BaseSettings):
             raise ValueError("CUSTODY_S3_BUCKET is required when CUSTODY_STORE=s3")
         if self.confidence_floor > self.confidence_review:
             raise ValueError("CUSTODY_CONFIDENCE_FLOOR must not exceed CUSTODY_CONFIDENCE_REVIEW")
+        if not self.review_deadline_s < self.review_expiry_s < self.scratch_max_age_days * 86400:
+            raise ValueError(
+                "CUSTODY_REVIEW_DEADLINE_S < CUSTODY_REVIEW_EXPIRY_S < the scratch age, please"
+            )
         if (self.temporal_tls_cert_file is None) != (self.temporal_tls_key_file is None):
             raise ValueError(
                 "CUSTODY_TEMPORAL_TLS_CERT_FILE and CUSTODY_TEMPORAL_TLS_KEY_FILE go together"

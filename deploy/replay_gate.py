@@ -34,18 +34,17 @@ from temporalio.worker import Replayer
 from custody.converter import data_converter
 from custody.egress import RELEASE_WORKFLOW_NAME
 from custody.queues import WORKFLOW_NAME
+from custody.reviews import REVIEW_WORKFLOW_NAME
 from custody.settings import Settings
 from custody.temporal import connect_temporal
-from workers.versioning import VERSIONED_WORKFLOWS
-from workflows.document import DocumentWorkflow
-from workflows.release import ReleaseWorkflow
+from workers.versioning import VERSIONED_WORKFLOWS, WORKFLOWS
 
 _HERE = Path(__file__).resolve().parent
 _SAVED = (_HERE.parent / "tests" / "workflows" / "histories", _HERE / "histories")
 
 
 #: What an unversioned and a versioned worker register: both must replay.
-_WORKER_SHAPES = ([DocumentWorkflow, ReleaseWorkflow], VERSIONED_WORKFLOWS)
+_WORKER_SHAPES = (WORKFLOWS, VERSIONED_WORKFLOWS)
 
 
 async def replay(histories: list[WorkflowHistory], converter: DataConverter) -> list[str]:
@@ -70,7 +69,7 @@ def saved(folder: Path) -> list[WorkflowHistory]:
 async def live(client: Client, per_type: int) -> list[WorkflowHistory]:
     """The newest ``per_type`` runs of each workflow type, open or closed."""
     found = []
-    for kind in (WORKFLOW_NAME, RELEASE_WORKFLOW_NAME):
+    for kind in (WORKFLOW_NAME, RELEASE_WORKFLOW_NAME, REVIEW_WORKFLOW_NAME):
         query = f"WorkflowType = '{kind}'"
         async for wf in client.list_workflows(query, limit=per_type):
             found.append(await client.get_workflow_handle(wf.id, run_id=wf.run_id).fetch_history())

@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     from custody.errors import ConfigurationError, NotFound
     from custody.models import DocState, DocumentResult
     from custody.settings import Settings
+    from starter.client.admission import AdmissionRequest
     from starter.client.connect import CustodyClient, connect
+    from starter.client.documents import Hashed
     from starter.client.read import (
         ListRow,
         ResultView,
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
         status,
     )
     from starter.client.release import release, wait_release
-    from starter.client.submit import AdmissionRequest, Admit, Submission, submit, wait
+    from starter.client.submit import Submission, submit, wait
 
 _HOME = {
     "ConfigurationError": "custody.errors",
@@ -60,8 +62,8 @@ _HOME = {
     "status": "starter.client.read",
     "release": "starter.client.release",
     "wait_release": "starter.client.release",
-    "AdmissionRequest": "starter.client.submit",
-    "Admit": "starter.client.submit",
+    "AdmissionRequest": "starter.client.admission",
+    "Hashed": "starter.client.documents",
     "Submission": "starter.client.submit",
     "submit": "starter.client.submit",
     "wait": "starter.client.submit",
@@ -69,11 +71,11 @@ _HOME = {
 
 __all__ = [
     "AdmissionRequest",
-    "Admit",
     "ConfigurationError",
     "CustodyClient",
     "DocState",
     "DocumentResult",
+    "Hashed",
     "ListRow",
     "NotFound",
     "ResultView",

@@ -10,6 +10,7 @@ import asyncio
 import io
 import json
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator
@@ -227,3 +228,18 @@ async def publish_scan(
     sub = await submit(custody, corpus / "ocr_gt" / name, tenant=tenant)
     await wait(custody, sub.sha256, tenant=tenant)
     return sub.sha256
+
+
+def loaded_by(statement: str, roots: tuple[str, ...], prefixes: tuple[str, ...] = ()) -> list[str]:
+    """The modules a fresh interpreter holds after ``statement`` that are in the packages
+    ``roots`` or start with one of ``prefixes``: what a caller's process loads."""
+    probe = (
+        f"import sys; {statement}; "
+        f"print('\\n'.join(m for m in sys.modules if m.split('.')[0] in {roots!r} "
+        f"or m.startswith({prefixes!r})))"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()

@@ -115,5 +115,15 @@ async def run_until_signalled(worker: Worker, on_stop: Callable[[], None] | None
         on_stop()
 
 
+#: The exit status of a worker that cannot start as configured: the CLI's "misconfigured".
+EXIT_MISCONFIGURED = 9
+
+
 def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    asyncio.run(main())
+    """Run a worker's ``main``; a deployment it cannot start in (a missing extra, key or
+    setting) is one coded log line and exit status 9, not a traceback a person must read."""
+    try:
+        asyncio.run(main())
+    except ConfigurationError as err:
+        log.error("worker_misconfigured", code=str(err.code), detail=err.detail)
+        raise SystemExit(EXIT_MISCONFIGURED) from None

@@ -1,4 +1,4 @@
-"""The I/O worker: the document workflow plus staging, validation, check, publish.
+"""The I/O worker: the workflows plus staging, validation, check, publish, release, redact.
 
 ``python -m workers.io``. Runs beside the OCR worker, scaled apart from it.
 """
@@ -12,9 +12,14 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.engines.selection import build_engine
 from activities.output import OutputActivities
 from activities.publish import PublishActivities
+from activities.redact.service import Redactor
+from activities.redaction import RedactActivities
 from activities.release import ReleaseActivities
+from activities.review import ReviewActivities
+from activities.review_pages import ReviewPages
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
@@ -39,9 +44,7 @@ from workers.interceptors import HeartbeatKeeper, OverloadInterceptor
 from workers.logging import configure_logging
 from workers.metrics import Overload
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
-from workers.versioning import VERSIONED_WORKFLOWS
-from workflows.document import DocumentWorkflow
-from workflows.release import ReleaseWorkflow
+from workers.versioning import VERSIONED_WORKFLOWS, WORKFLOWS
 
 
 def io_activities(
@@ -55,6 +58,11 @@ def io_activities(
     notarize(store, Notary(signer, open_witness(settings)))
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
+    # Views OCR their painted pages: the engine loads on this worker's first view.
+    views = Redactor(store, signer, area, lambda: build_engine(settings), settings.limits)
+    redact = RedactActivities(store, views)
+    review = ReviewActivities(store, signer)
+    review_pages = ReviewPages(store, area, settings.limits)
     return [
         staging.stage,
         validation.validate,
@@ -67,6 +75,11 @@ def io_activities(
         release.deliver,
         release.receipt,
         release.close,
+        redact.redact,
+        review.accept,
+        review.record,
+        review.overdue,
+        review_pages.render,
     ]
 
 
@@ -83,7 +96,7 @@ def build_io_worker(
         client,
         task_queue=settings.io_task_queue,
         # A versioned worker states each type's behaviour (workers.versioning).
-        workflows=VERSIONED_WORKFLOWS if versioned else [DocumentWorkflow, ReleaseWorkflow],
+        workflows=VERSIONED_WORKFLOWS if versioned else WORKFLOWS,
         activities=io_activities(settings, guarded, area),
         # Threads up to the ceiling; the live limit decides how many are busy.
         activity_executor=ThreadPoolExecutor(MAX_LIMIT),

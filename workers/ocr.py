@@ -1,4 +1,4 @@
-"""The OCR worker: CPU-bound recognition on its own task queue.
+"""The OCR worker: CPU-bound recognition on its own task queue, documents and previews.
 
 ``python -m workers.ocr``. Concurrency is sized to the cores: each engine lane
 recognises one page with ``cores / lanes`` threads, so two lanes on two cores
@@ -26,6 +26,7 @@ from activities.engines.base import OcrEngine
 from activities.engines.lanes import EngineLanes
 from activities.engines.selection import configured_engine, describe, give_cores
 from activities.ocr import OcrActivities
+from activities.preview import PreviewActivities
 from activities.scratch import StagingArea
 from custody import cpus
 from custody.ledger.checkpoints import Notary, notary_from_settings
@@ -54,21 +55,25 @@ def build_ocr_worker(
     guarded = GuardedStore(store, breaker_for(STORE, settings, overload.breaker))
     if (notary := ocr_notary(settings)) is not None:
         notarize(guarded, notary)  # "recognised" events are checkpointed as they land
+    guarded_engine = GuardedEngine(engine, breaker_for(ENGINE, settings, overload.breaker))
+    # One engine and one set of lanes for documents and previews: no second model, no more CPU.
+    lanes = EngineLanes(settings.ocr_concurrency)
     ocr = OcrActivities(
         guarded,
         area,
-        GuardedEngine(engine, breaker_for(ENGINE, settings, overload.breaker)),
+        guarded_engine,
         limits.ocr_dpi,
         settings.ocr_page_deadline_s,
         limits.text_layer,
         settings.ocr_store_wait_s,
-        EngineLanes(settings.ocr_concurrency),
+        lanes,
         limits,
     )
+    preview = PreviewActivities(guarded, area, guarded_engine, lanes, limits)
     return Worker(
         client,
         task_queue=settings.ocr_task_queue,
-        activities=[ocr.recognise],
+        activities=[ocr.recognise, preview.preview],
         # Threads up to the ceiling; the live limit decides how many are busy.
         activity_executor=ThreadPoolExecutor(MAX_LIMIT),
         tuner=live_tuner(pool_supplier(settings, store, "ocr")),

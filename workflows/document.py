@@ -2,7 +2,17 @@
 
 accepted -> staged -> validated -> recognised -> published
                  \\-> rejected (a rule broken; no OCR spent)
-                 \\-> quarantined (hash mismatch, low confidence, attempts exhausted)
+                 \\-> quarantined (hash mismatch, attempts exhausted)
+                                  \\-> review (a person must look: continued as
+                                              ``DocumentReview``, workflows.review)
+         (any step) -> cancelled (the workflow was cancelled: its own outcome)
+
+Behind patches, so histories recorded before them replay as they ran:
+``review-state`` (what a person can resolve waits in review instead of being
+quarantined: low confidence, the review band, language, fields the policy
+holds back), ``outcome-types`` (a rejected or quarantined document continues
+as a run of type ``DocumentRejected`` or ``DocumentQuarantined``: the Temporal
+UI's list tells them from published ones by type alone) and ``cancelled``.
 
 Deterministic code only: no disk, clock or network. History carries object
 keys, hashes, counts and codes, never document bytes or text. Each object key
@@ -12,22 +22,26 @@ only passes signatures on, and activities check them before opening anything.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from temporalio import workflow
 from temporalio.common import Priority, SearchAttributeKey
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 with workflow.unsafe.imports_passed_through():
     from activities.ocr import OcrActivities
     from activities.output import OutputActivities
     from activities.publish import PublishActivities
+    from activities.review_pages import ReviewPages
     from activities.staging import StagingActivities
     from activities.validation import ValidationActivities
-    from custody.errors import Code
+    from custody.errors import Code, StepCancelled
     from custody.models import (
         CheckInput,
+        CheckResult,
         ConcludeInput,
         DocState,
         DocumentInput,
@@ -43,8 +57,27 @@ with workflow.unsafe.imports_passed_through():
         ValidationResult,
     )
     from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME, scheduling
+    from custody.reviews import (
+        QUARANTINED_WORKFLOW_NAME,
+        REJECTED_WORKFLOW_NAME,
+        RELEASE_UPDATE,
+        RELEASED,
+        REVIEW_WORKFLOW_NAME,
+        QuarantineRelease,
+        ReviewInput,
+        ReviewPagesInput,
+    )
     from workflows import retries as r
     from workflows.retries import StepFailed
+
+#: Patches (see the module docstring): each marks the runs that took the new path.
+REVIEW_PATCH = "review-state"
+OUTCOME_PATCH = "outcome-types"
+CANCEL_PATCH = "cancelled"
+_OUTCOME_TYPES = {
+    DocState.REJECTED: REJECTED_WORKFLOW_NAME,
+    DocState.QUARANTINED: QUARANTINED_WORKFLOW_NAME,
+}
 
 STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
 REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
@@ -67,6 +100,7 @@ class DocumentWorkflow:
         self._pages = 0
         self._transitions: list[Transition] = []
         self._attempts: dict[str, int] = {}
+        self._released: QuarantineRelease | None = None
 
     @workflow.run
     async def run(self, inp: DocumentInput) -> DocumentResult:
@@ -76,28 +110,38 @@ class DocumentWorkflow:
         try:
             staged = await self._step(r.STAGE, StagingActivities.stage, _stage_input(inp))
             source_key = staged.source_key
-            self._enter(DocState.STAGED)
+            self._enter(DocState.STAGED, staged.worker)
             return await self._after_staging(inp, staged)
         except StepFailed as failed:
             kept: str | None = source_key or inp.intake_key
             if failed.code == Code.REF_INVALID:
                 kept = None  # a refused reference is not recorded as the kept source
             return await self._conclude(inp, failed, kept)
+        except (asyncio.CancelledError, StepCancelled):
+            if not workflow.patched(CANCEL_PATCH):
+                raise
+            await self._cancelled(inp, source_key or inp.intake_key)
+            raise asyncio.CancelledError() from None
 
     async def _after_staging(self, inp: DocumentInput, staged: StageResult) -> DocumentResult:
         valid = await self._step(
             r.VALIDATE, ValidationActivities.validate, _validate_input(inp, staged)
         )
         self._pages = valid.pages
-        self._enter(DocState.VALIDATED)
+        self._enter(DocState.VALIDATED, valid.worker)
         ocr = await self._step(
             r.OCR,
             OcrActivities.recognise,
             _ocr_input(inp, staged, valid),
             task_queue=inp.ocr_task_queue,
         )
-        self._enter(DocState.RECOGNISED)
-        check = await self._step(r.CHECK, OutputActivities.check, _check_input(inp, valid, ocr))
+        self._enter(DocState.RECOGNISED, ocr.worker)
+        reviews = workflow.patched(REVIEW_PATCH)
+        check = await self._step(
+            r.CHECK, OutputActivities.check, _check_input(inp, valid, ocr, review=reviews)
+        )
+        if reviews and (check.review_reasons or self._released is not None):
+            await self._review(inp, staged, valid, ocr, check)
         info = workflow.info()
         published = await self._step(
             r.PUBLISH,
@@ -123,12 +167,61 @@ class DocumentWorkflow:
                 source_sig=staged.source_sig,
             ),
         )
-        self._enter(DocState.PUBLISHED)
+        self._enter(DocState.PUBLISHED, published.worker)
         return self._result(
             record_key=published.record_key,
             text_key=published.text_key,
             mean_confidence=check.mean_confidence,
         )
+
+    async def _review(
+        self,
+        inp: DocumentInput,
+        staged: StageResult,
+        valid: ValidationResult,
+        ocr: OcrResult,
+        check: CheckResult,
+    ) -> NoReturn:
+        """Hand over to the review run: same id, every result by reference (workflows.review).
+
+        The page images reviewers see are rendered first, so a document shows in
+        review with them; without them (a render that failed) it waits all the same.
+        """
+        pages: list[str] = []
+        with contextlib.suppress(ActivityError):
+            rendered = await self._execute(
+                r.REVIEW_PAGES, ReviewPages.render, _pages_input(inp, staged, valid)
+            )
+            pages = list(rendered.keys)
+        self._enter(DocState.REVIEW, check.worker)
+        released = self._released
+        reasons = [*check.review_reasons, *([RELEASED] if released else [])]
+        review = ReviewInput(
+            document=inp,
+            staged=staged,
+            valid=valid,
+            ocr=ocr,
+            check=check,
+            transitions=list(self._transitions),
+            attempts=dict(self._attempts),
+            reasons=reasons,
+            deadline_s=inp.review_deadline_s,
+            expiry_s=inp.review_expiry_s,
+            released_by=released.by if released else None,
+            page_keys=pages,
+        )
+        workflow.continue_as_new(args=[review], workflow=REVIEW_WORKFLOW_NAME)
+
+    @workflow.update(name=RELEASE_UPDATE)
+    def release_from_quarantine(self, release: QuarantineRelease) -> str:
+        """A person released this document from quarantine: it ends in review (this run's id)."""
+        self._released = release
+        return workflow.info().run_id
+
+    @release_from_quarantine.validator
+    def _validate_release(self, release: QuarantineRelease) -> None:
+        if self._released is not None or self._state in _ENDED:
+            raise ApplicationError("this run was already released", type="ALREADY_DECIDED")
 
     async def _step(
         self,
@@ -142,6 +235,8 @@ class DocumentWorkflow:
         try:
             result = await self._execute(step, method, arg, task_queue)
         except ActivityError as err:
+            if isinstance(err.cause, CancelledError):  # the workflow was cancelled meanwhile
+                raise StepCancelled(step.name) from err
             raise r.classify(step.name, err, step.retry) from err
         self._attempts[step.name] = result.attempt
         return result
@@ -178,9 +273,36 @@ class DocumentWorkflow:
                 workflow_id=info.workflow_id,
                 run_id=info.run_id,
                 source_key=kept_key,
+                document_type=inp.document_type,
             ),
         )
-        return self._result(record_key=concluded.outcome_key)
+        result = self._result(record_key=concluded.outcome_key)
+        if workflow.patched(OUTCOME_PATCH):
+            workflow.continue_as_new(args=[result], workflow=_OUTCOME_TYPES[failed.state])
+        return result
+
+    async def _cancelled(self, inp: DocumentInput, kept_key: str) -> None:
+        """Record the cancellation as its own outcome, then let the run end cancelled."""
+        self._code = Code.CANCELLED.value
+        self._enter(DocState.CANCELLED)
+        info = workflow.info()
+        await self._execute(
+            r.CONCLUDE,
+            PublishActivities.conclude,
+            ConcludeInput(
+                sha256=inp.sha256,
+                tenant=inp.tenant,
+                source_id=inp.source_id,
+                state=DocState.CANCELLED,
+                code=Code.CANCELLED.value,
+                attempts=dict(self._attempts),
+                transitions=list(self._transitions),
+                workflow_id=info.workflow_id,
+                run_id=info.run_id,
+                source_key=kept_key,
+                document_type=inp.document_type,
+            ),
+        )
 
     @property
     def _input(self) -> DocumentInput:
@@ -198,12 +320,13 @@ class DocumentWorkflow:
         inp = self._input
         return scheduling(inp.tenant, inp.priority, inp.fairness_weight)
 
-    def _transition(self, state: DocState) -> Transition:
-        return Transition(state=state, at=workflow.now())
+    def _transition(self, state: DocState, by: str | None = None) -> Transition:
+        return Transition(state=state, at=workflow.now(), by=by)
 
-    def _enter(self, state: DocState) -> None:
+    def _enter(self, state: DocState, by: str | None = None) -> None:
+        """``by``: the worker whose step led here, or the person who decided."""
         self._state = state
-        self._transitions.append(self._transition(state))
+        self._transitions.append(self._transition(state, by))
         workflow.upsert_search_attributes(
             [STATE_KEY.value_set(state.value), REASON_KEY.value_set(self._code or "")]
         )
@@ -280,7 +403,22 @@ def _ocr_input(inp: DocumentInput, staged: StageResult, valid: ValidationResult)
     )
 
 
-def _check_input(inp: DocumentInput, valid: ValidationResult, ocr: OcrResult) -> CheckInput:
+def _pages_input(
+    inp: DocumentInput, staged: StageResult, valid: ValidationResult
+) -> ReviewPagesInput:
+    return ReviewPagesInput(
+        sha256=inp.sha256,
+        tenant=inp.tenant,
+        source_key=staged.source_key,
+        source_sig=staged.source_sig,
+        media_type=valid.media_type,
+        pages=valid.pages,
+    )
+
+
+def _check_input(
+    inp: DocumentInput, valid: ValidationResult, ocr: OcrResult, *, review: bool = False
+) -> CheckInput:
     return CheckInput(
         sha256=inp.sha256,
         tenant=inp.tenant,
@@ -288,4 +426,8 @@ def _check_input(inp: DocumentInput, valid: ValidationResult, ocr: OcrResult) ->
         page_keys=ocr.page_keys,
         page_sigs=ocr.page_sigs,
         document_type=inp.document_type,
+        review=review,
     )
+
+
+_ENDED = frozenset({DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED, DocState.REVIEW})

@@ -117,6 +117,19 @@ PUBLISH = Step("publish", timedelta(minutes=2), PUBLISH_RETRY, timedelta(seconds
 CONCLUDE = Step("conclude", timedelta(minutes=1), CONCLUDE_RETRY)
 
 
+# --- reviews (workflows/review.py) ----------------------------------------------
+
+#: A decision's check (identity, signature, sealed corrections): quick, a few retries;
+#: a refusal (OPERATOR_REVOKED, DECISION_INVALID ...) is final for that decision.
+REVIEW_ACCEPT = Step("review_accept", timedelta(minutes=1), IO_RETRY, IO_HEARTBEAT)
+#: The derived version and its event follow a published record: they outlast an outage.
+REVIEW_RECORD = Step("review_record", timedelta(minutes=2), PUBLISH_RETRY, IO_HEARTBEAT)
+#: The page images a reviewer sees, rendered in the sandboxed child when review begins.
+REVIEW_PAGES = Step("review_pages", timedelta(minutes=5), IO_RETRY, IO_HEARTBEAT)
+#: The escalation's ledger event, once the deadline passed.
+REVIEW_OVERDUE = Step("review_overdue", timedelta(minutes=1), CONCLUDE_RETRY)
+
+
 # --- releases (workflows/release.py) --------------------------------------------
 
 #: prepare, record, receipt, close: store work; ride out an outage like publish does.
@@ -143,6 +156,12 @@ RENDER = Step("render", timedelta(minutes=20), RELEASE_RENDER_RETRY, RELEASE_HEA
 RECORD = Step("record", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
 RECEIPT = Step("receipt", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
 CLOSE = Step("close", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
+
+# --- redacted views (workflows/redact.py) ---------------------------------------
+
+#: A view OCRs its pages, as a redacted release's render does: the same work, the
+#: same story (up to 20 minutes, a few attempts), with a page's minute to heartbeat.
+REDACT = Step("redact", RENDER.timeout, RELEASE_RENDER_RETRY, timedelta(seconds=60))
 
 
 def deliver(tuning: DeliveryTuning) -> Step:

@@ -48,6 +48,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from activities.pages.raster import GrayPage
+from custody.extras import needs
 from custody.models import PageText, Word
 
 ParamValue = str | int | float | bool
@@ -56,6 +57,8 @@ _DETECTOR = "craft"
 _DETECTOR_FILE = "craft_mlt_25k.pth"
 _RECOGNISER = "english_g2"
 _RECOGNISER_FILE = "english_g2.pth"
+#: What needs ``custody[easyocr]``, as a missing extra's message names it.
+_FEATURE = "the EasyOCR engine (CUSTODY_OCR_ENGINE=easyocr or hybrid)"
 
 
 class OcrEngine(Protocol):
@@ -113,7 +116,8 @@ def shared_reader(key: _ReaderKey) -> Any:
 
 
 def _load_reader(key: _ReaderKey) -> Any:
-    import easyocr
+    with needs("easyocr", _FEATURE):
+        import easyocr
 
     # Every path is explicit and downloads are off, so a missing or altered
     # model fails loudly instead of fetching from the internet; the user
@@ -153,9 +157,10 @@ class EasyOcrEngine:
         device: str = "cpu",
         **tuning: Any,
     ) -> None:
-        import easyocr
-        import easyocr_en_models
-        import torch
+        with needs("easyocr", _FEATURE):
+            import easyocr
+            import easyocr_en_models
+            import torch
 
         if torch_threads < 1:
             raise ValueError(f"torch_threads must be >= 1, got {torch_threads}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -52,6 +53,7 @@ class Redactor:
         self._store, self._signer, self._area = store, signer, area
         self._engine = engine
         self._made_engine: OcrEngine | None = None
+        self._engine_lock = threading.Lock()  # views made at once on a worker's threads
         self._limits = limits
 
     def redact(
@@ -167,6 +169,7 @@ class Redactor:
         )
 
     def _ocr(self) -> OcrEngine:
-        if self._made_engine is None:
-            self._made_engine = self._engine()
-        return self._made_engine
+        with self._engine_lock:  # one engine, built on the first view that needs it
+            if self._made_engine is None:
+                self._made_engine = self._engine()
+            return self._made_engine

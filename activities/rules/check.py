@@ -17,10 +17,17 @@ from datetime import UTC, datetime
 from activities.rules.language import mismatched_pages
 from custody import ids
 from custody.errors import Code, Quarantined
-from custody.fields import DocType, Extraction
+from custody.fields import Extraction
 from custody.models import PageText
 from custody.refs import RefKeys
-from custody.state.rules import FieldsPolicy, Verdict, evaluate, get_policy
+from custody.state.rules import (
+    FieldsPolicy,
+    Verdict,
+    configured_types,
+    evaluate,
+    get_policy,
+    type_fields,
+)
 from custody.stores import ObjectStore
 
 
@@ -37,7 +44,7 @@ def fields_key(sha256: str, tenant: str | None, text_sha256: str) -> str:
 class FieldsOutcome:
     """What the check adds to its result: a reference and names, no values."""
 
-    def __init__(self, document_type: DocType, key: str, sig: str | None, verdict: Verdict) -> None:
+    def __init__(self, document_type: str, key: str, sig: str | None, verdict: Verdict) -> None:
         self.document_type, self.key, self.sig, self.verdict = document_type, key, sig, verdict
 
 
@@ -49,10 +56,11 @@ class FieldsCheck:
     def policy(self, tenant: str | None) -> FieldsPolicy:
         return get_policy(self._store, tenant)
 
-    def language(self, pages: list[PageText], policy: FieldsPolicy) -> bool:
-        """True when every page is in an expected language; quarantines if the policy says so."""
+    def language(self, pages: list[PageText], policy: FieldsPolicy, *, hold: bool = True) -> bool:
+        """True when every page is in an expected language; quarantines if the policy says so
+        (and ``hold``: a document that waits in review is not quarantined for it)."""
         wrong = mismatched_pages(pages, policy.languages)
-        if wrong and policy.on_language == "quarantine":
+        if wrong and hold and policy.on_language == "quarantine":
             listed = ",".join(str(p + 1) for p in wrong)
             raise Quarantined(
                 Code.LANGUAGE_MISMATCH, f"pages {listed} not in the expected languages"
@@ -66,18 +74,27 @@ class FieldsCheck:
         sha256: str,
         tenant: str | None,
         text_sha256: str,
-        declared: DocType | None,
+        declared: str | None,
         policy: FieldsPolicy,
+        hold: bool = True,
     ) -> FieldsOutcome:
         from activities.fields import extract  # the readers load only where fields are read
 
-        extraction = extract(pages, declared=declared, expected=policy.expected_types)
+        if declared is not None and declared not in type_fields(policy):
+            # Named at submission, no longer configured: a person decides what it is.
+            raise Quarantined(Code.TYPE_NOT_CONFIGURED, "the declared type is not configured")
+        extraction = extract(
+            pages,
+            declared=declared,
+            expected=policy.expected_types,
+            configured=configured_types(policy),
+        )
         key = work_fields_key(sha256, tenant, text_sha256)
         self._store.create(key, extraction.model_dump_json().encode())
         # A retry judges what an earlier attempt stored: the sealed object is the fact.
         stored = Extraction.model_validate_json(self._store.get(key))
         verdict = evaluate(stored, policy, datetime.now(UTC).date())
-        if verdict.code is not None:
+        if verdict.code is not None and hold:
             raise Quarantined(verdict.code, "fields: " + ",".join(verdict.review))
         sig = self._refs.sign(key, tenant, sha256)
         return FieldsOutcome(stored.classification.type, key, sig, verdict)

@@ -26,7 +26,7 @@ def require_consent(store: ObjectStore, record: ResultRecord) -> None:
     if hashlib.sha256(body).hexdigest() != record.fields_sha256:
         raise EgressRefused(Code.SOURCE_ALTERED, f"fields of {short} no longer hash")
     extraction = Extraction.model_validate_json(body)
-    if extraction.classification.type is not DocType.REFERRAL:
+    if extraction.classification.type != DocType.REFERRAL:
         return
     if extraction.value("consent") is not True:
         raise EgressRefused(Code.CONSENT_REQUIRED, f"referral {short}: consent not given")

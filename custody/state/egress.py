@@ -259,7 +259,8 @@ def hand_out(
     result``, an evidence bundle) passes its bytes through here; if the event
     cannot be written this raises and the caller hands out nothing.
     """
-    policy = eg.READ_POLICY if kind is eg.EgressKind.READ else eg.EXPORT_POLICY
+    policies = {eg.EgressKind.READ: eg.READ_POLICY, eg.EgressKind.REVIEW: eg.REVIEW_POLICY}
+    policy = policies.get(kind, eg.EXPORT_POLICY)
     record_egress(
         store,
         tenant,

@@ -26,7 +26,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from custody.errors import ConfigurationError
 from custody.ledger.checkpoints import open_witness
-from custody.ledger.signing import ALGORITHM, Signature, Signer, key_id, signer_from_settings
+from custody.ledger.signing import (
+    ALGORITHM,
+    Signature,
+    Signer,
+    key_id,
+    local_public_keys,
+    signer_from_settings,
+)
 from custody.settings import Settings
 from custody.stores import ObjectStore
 
@@ -65,6 +72,13 @@ def state_keys(settings: Settings) -> StateKeys:
     return StateKeys(signer, trusted, open_witness(settings))
 
 
+def _reader_keys(settings: Settings) -> StateKeys:
+    secret = settings.signing_key.get_secret_value() if settings.signing_key else None
+    held = local_public_keys(settings.signing_path, secret, production=settings.env == "production")
+    trusted = {**_folder_keys(settings.signing_path), **{key_id(k): k for k in held}}
+    return StateKeys(None, trusted, open_witness(settings))
+
+
 def _folder_keys(folder: Path) -> dict[str, Ed25519PublicKey]:
     found: dict[str, Ed25519PublicKey] = {}
     for path in sorted(folder.glob("*.key")) if folder.is_dir() else []:
@@ -77,9 +91,15 @@ def _folder_keys(folder: Path) -> dict[str, Ed25519PublicKey]:
 _DEFAULT: dict[tuple[object, ...], StateKeys] = {}
 
 
-def default_keys() -> StateKeys:
-    """``state_keys`` of the environment's settings, rebuilt when its keys or witness change."""
+def default_keys(*, write: bool = True) -> StateKeys:
+    """``state_keys`` of the environment's settings, rebuilt when its keys or witness change.
+
+    ``write=False`` (a reader: ``versions.latest``) trusts the keys held here and
+    never makes one: reading state must not leave a signing key behind.
+    """
     settings = Settings()
+    if not write:
+        return _reader_keys(settings)
     folder = settings.signing_path
     names = tuple(sorted(os.listdir(folder))) if folder.is_dir() else ()
     secret = settings.signing_key.get_secret_value() if settings.signing_key else ""

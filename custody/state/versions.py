@@ -112,7 +112,7 @@ def latest(
 
     ``production``: refuse an unsigned legacy object (None: ``CUSTODY_ENV`` decides).
     """
-    keys = keys or default_keys()
+    keys = keys or default_keys(write=False)
     head = _head(store, prefix, keys)
     _anchored(store, prefix, head, keys)
     if head is not None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from activities.engines.base import OcrEngine, reading_order_text
 from activities.pages.raster import GrayPage
+from custody.extras import needs
 from custody.models import Word
 from starter.bench.bands import Scored
 
@@ -57,8 +58,9 @@ def rapidocr_default() -> Recogniser:
 
 def easyocr_default() -> Recogniser:
     """What ``easyocr.Reader(['en']).readtext(image)`` gives, offline, default arguments."""
-    import easyocr
-    import easyocr_en_models
+    with needs("easyocr", "custody bench ocr --engines easyocr_default"):
+        import easyocr
+        import easyocr_en_models
 
     models = str(easyocr_en_models.model_dir())
     reader = easyocr.Reader(

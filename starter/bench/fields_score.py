@@ -10,7 +10,9 @@ punctuation OCR leaves at the ends ignored (as the issue asks), and free text
 printed or not is not a wrong value (SROIE's keys keep commas the receipts
 often lack).
 
-A field read surely but wrongly is ``wrong``; when its document was also
+A document left waiting in review counts ``in_review`` for each of its fields:
+not exact, not wrong, not missing (a person decides it). A field read surely
+but wrongly is ``wrong``; when its document was also
 published outside the review band it is ``wrong_confident`` too: a wrong value
 that would have gone out without a person looking.
 """
@@ -72,6 +74,8 @@ class FieldTally:
     missing: int = 0
     wrong: int = 0
     wrong_confident: int = 0
+    #: Left in review: a person decides; neither exact nor wrong (nor missing).
+    in_review: int = 0
 
     def figures(self) -> dict[str, Any]:
         share = round(self.exact / self.expected, 4) if self.expected else None
@@ -89,13 +93,15 @@ class Tally:
         """One document: ``read`` is None when nothing was published to read."""
         self.documents += 1
         self.states[state] = self.states.get(state, 0) + 1
-        if read is not None and read.classification.type.value == truth.type:
+        if read is not None and read.classification.type == truth.type:
             self.classified_right += 1
         for name, want in sorted(truth.fields.items()):
             tally = self.fields.setdefault(name, FieldTally())
             tally.expected += 1
             got = read.value(name) if read is not None else None
-            if got is None:
+            if state == "review":
+                tally.in_review += 1
+            elif got is None:
                 tally.missing += 1
             elif same(name, got, want):
                 tally.exact += 1

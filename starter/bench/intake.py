@@ -33,9 +33,9 @@ from custody.settings import Limits, Settings
 from custody.stores.local import LocalStore
 from starter.bench.rss import MB, big_upload
 from starter.cli.output import Exit, emit
+from starter.client.admission import Admission
 from starter.client.connect import CustodyClient
 from starter.edge import tenants
-from starter.edge.admission import Admission
 from starter.edge.app import create_app
 from starter.edge.slo import SloTracker
 from starter.local.stack import ephemeral_server
@@ -119,8 +119,8 @@ async def _stack(
     )
     store = LocalStore(settings.objects_dir)
     client = CustodyClient(temporal=env.client, store=store, settings=settings)
-    admission = Admission(client)
-    app = create_app(client, admission)
+    admission = client.admission
+    app = create_app(client)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())

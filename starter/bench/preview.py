@@ -1,11 +1,12 @@
 """Latency of ``POST /v1/preview``: one page, p50 and p95 at each concurrency, 429s apart.
 
-Starts its own Temporal dev server (the edge needs a client, a preview never
-uses it) and the edge in this process under uvicorn as ``custody serve``
-configures it, with this deployment's preview settings and engine
-(``CUSTODY_PREVIEW_*``, ``CUSTODY_OCR_ENGINE``). The engine is loaded before
-the edge listens, as ``custody serve`` starts loading it (``engine_load_s``),
-and the first preview is reported on its own (``cold_s``). Then, at each concurrency,
+Starts its own Temporal dev server, both workers in this process (a preview
+is read on the OCR worker, through a short workflow the I/O worker runs) and
+the edge under uvicorn as ``custody serve`` configures it, with this
+deployment's preview settings and engine (``CUSTODY_PREVIEW_*``,
+``CUSTODY_OCR_ENGINE``). The engine is loaded before the OCR worker polls, as
+the worker loads it (``engine_load_s``), and the first preview is reported on
+its own (``cold_s``). Then, at each concurrency,
 that many clients send the page back to back until ``--requests`` have been
 sent: a 200's time is a latency; a 429 (the preview lane full) is counted
 apart, with the Retry-After it carried, and not retried. Only 127.0.0.1 is
@@ -22,7 +23,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ import httpx
 import numpy as np
 import uvicorn
 
+from activities.scratch import StagingArea
 from custody.errors import Code
 from custody.settings import Settings
 from custody.stores.local import LocalStore
@@ -39,6 +41,9 @@ from starter.client.connect import CustodyClient
 from starter.edge import server, tenants
 from starter.edge.app import create_app
 from starter.local.stack import ephemeral_server
+from workers.io import build_io_worker
+from workers.logging import configure_logging
+from workers.ocr import build_ocr_worker
 
 _HOST = "127.0.0.1"
 _TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".tif": "image/tiff"}
@@ -147,24 +152,32 @@ def _files(settings: Settings) -> set[str]:
 
 @asynccontextmanager
 async def _stack(home: Path) -> AsyncIterator[tuple[CustodyClient, int, float]]:
-    """A dev server and the edge on a free port; the engine loaded first, as ``serve`` does."""
+    """A dev server, both workers and the edge on a free port; the engine loaded first."""
+    from activities.engines.selection import build_engine  # the model: only when benched
+
     env = await ephemeral_server()
     address = str(env.client.service_client.config.target_host)
     settings = Settings(home=home, temporal_address=address)
-    client = CustodyClient(
-        temporal=env.client, store=LocalStore(settings.objects_dir), settings=settings
-    )
-    app = create_app(client)
+    configure_logging(settings)  # the workers' lines to stderr: stdout is the report
+    store = LocalStore(settings.objects_dir)
+    client = CustodyClient(temporal=env.client, store=store, settings=settings)
     started = time.perf_counter()
-    await asyncio.to_thread(app.state.preview.lane.engine)
+    engine = await asyncio.to_thread(build_engine, settings)
     load_s = time.perf_counter() - started
-    srv = uvicorn.Server(server.config(app, settings, _HOST, 0))
-    serving = asyncio.create_task(srv.serve())
+    area = StagingArea(settings.staging_path)
+    srv = uvicorn.Server(server.config(create_app(client), settings, _HOST, 0))
     try:
-        while not srv.started:
-            await asyncio.sleep(0.05)
-        yield client, srv.servers[0].sockets[0].getsockname()[1], load_s
+        async with AsyncExitStack() as workers:
+            await workers.enter_async_context(build_io_worker(env.client, settings, store, area))
+            ocr = build_ocr_worker(env.client, settings, store, area, engine)
+            await workers.enter_async_context(ocr)
+            serving = asyncio.create_task(srv.serve())
+            try:
+                while not srv.started:
+                    await asyncio.sleep(0.05)
+                yield client, srv.servers[0].sockets[0].getsockname()[1], load_s
+            finally:
+                srv.should_exit = True
+                await serving
     finally:
-        srv.should_exit = True
-        await serving
         await env.shutdown()

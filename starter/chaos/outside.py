@@ -23,6 +23,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from custody.extras import needs
+
 BUCKET = "custody-chaos"
 FILLER = "chaos-fill.bin"  # not ``stg-*``: the staging check must not count it
 MOUNT_DENIED = "STAGING_MOUNT_DENIED"
@@ -54,12 +56,13 @@ class S3Endpoint:
     def start(self) -> None:
         # moto's own ThreadedMotoServer, but with a handler that registers its
         # connection: that server's stop() leaves keep-alive connections served.
-        from moto.moto_server.werkzeug_app import (
-            DomainDispatcherApplication,
-            MotoRequestHandler,
-            create_backend_app,
-        )
-        from werkzeug.serving import make_server
+        with needs("chaos", "custody chaos store-outage (moto's S3 server)"):
+            from moto.moto_server.werkzeug_app import (
+                DomainDispatcherApplication,
+                MotoRequestHandler,
+                create_backend_app,
+            )
+            from werkzeug.serving import make_server
 
         tracked = self._open
 

@@ -3,8 +3,9 @@
 ``custody admission manual`` lists the documents parked in the manual lane
 (:mod:`starter.edge.manual`); ``custody admission release SHA`` submits one.
 
-Pause stops new admissions on every edge that shares the object store (they
-answer 503 with Retry-After); running work drains as usual. Resume lifts it.
+Pause stops new admissions of every process that shares the object store (the
+edge answers 503 with Retry-After, ``custody submit`` and the SDK raise
+``ADMISSION_PAUSED``); running work drains as usual. Resume lifts it.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from custody.stores import open_store
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_command, with_client
 from starter.client.connect import CustodyClient
+from starter.client.pause import set_paused
 from starter.client.submit import Submission, submit
 from starter.edge import manual
-from starter.edge.admission import Admission, set_paused
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -87,6 +88,7 @@ async def release(
             source_id=note["source_id"],
             tenant=tenant,
             document_type=note.get("document_type"),  # None in notes parked before types
+            bypass_admission=True,  # admission parked it; the operator lets it in
         )
     await asyncio.to_thread(manual.drop, store, sha256, tenant)
     return sub
@@ -94,7 +96,7 @@ async def release(
 
 async def _status(args: argparse.Namespace, client: CustodyClient) -> int:
     settings = client.settings
-    stats = await Admission(client).refresh(force=True)
+    stats = await client.admission.refresh(force=True)
     data: dict[str, Any] = {
         **asdict(stats),
         "max_waiting": settings.admission_max_waiting,

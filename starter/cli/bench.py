@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from custody.extras import require
 from custody.settings import Settings
 from starter.bench import DEGRADATIONS, ENGINES
 from starter.cli.registry import Handler, add_command, load, supervised
@@ -205,6 +206,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _runner(module: str, command: str) -> Handler:
     def run(args: argparse.Namespace, settings: Settings) -> int:
+        require("bench", f"custody {command}")  # every kind, before any process starts
         code: int = load(module, command).run(args, settings)
         return code
 

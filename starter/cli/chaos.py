@@ -15,6 +15,7 @@ import random
 from typing import Any
 
 from custody.errors import UsageError
+from custody.extras import require
 from custody.settings import Settings
 from starter.chaos.runner import run, table
 from starter.chaos.scenarios import SCENARIOS
@@ -43,6 +44,7 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(detail=f"unknown scenario {args.scenario!r}; see custody chaos --list")
     if args.trials < 1:
         raise UsageError(detail="custody chaos: --trials must be at least 1")
+    require("chaos", "custody chaos")  # before any process starts
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     report = asyncio.run(run(names, args.trials, seed))
     emit(args, report, table(report))

@@ -9,19 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from custody import ids
-from custody.egress import EgressKind
-from custody.errors import CustodyError
-from custody.fields import DocType
+from custody.errors import AdmissionRejected, CustodyError
 from custody.models import DocState, DocumentResult
-from custody.state.egress import hand_out
-from starter.cli.actor import operator
 from starter.cli.options import positive, readable_file
-from starter.cli.output import Exit, emit, for_state, rendered, stdout
+from starter.cli.output import Exit, emit, for_state, stdout
 from starter.cli.progress import Progress
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
+from starter.cli.results import result
 from starter.client.connect import CustodyClient
 from starter.client.read import list_documents
-from starter.client.read import result as api_result
 from starter.client.read import status as api_status
 from starter.client.submit import Submission, wait
 from starter.client.submit import submit as api_submit
@@ -38,9 +34,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--type",
         dest="document_type",
-        choices=[t.value for t in DocType],
         default=None,
-        help="the documents' type (else Custody classifies each)",
+        help="the documents' type: form, receipt, referral or a configured one such as "
+        "discharge (custody fields policy show); else Custody classifies each",
     )
     s.add_argument("--wait", action="store_true", help="wait for each to be published or refused")
     s.add_argument(
@@ -79,6 +75,9 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
                 tenant=args.tenant,
                 document_type=args.document_type,
             )
+        except AdmissionRejected as err:  # not now: the same answer the edge gives
+            rows.append(_refused_row(path, err))
+            continue
         except CustodyError as err:  # refused before a workflow existed
             rows.append({"input": path, "state": "rejected", "code": str(err.code)})
             continue
@@ -89,6 +88,16 @@ async def submit(args: argparse.Namespace, client: CustodyClient) -> int:
         await _wait_all(client, pending, rows, args.timeout)
     _print_rows(args, rows, client)
     return max((for_state(str(r.get("state"))) for r in rows), default=Exit.OK)
+
+
+def _refused_row(path: str, err: AdmissionRejected) -> dict[str, Any]:
+    # Nothing was uploaded: the caller may try again after ``retry_after`` seconds.
+    return {
+        "input": path,
+        "state": "refused",
+        "code": str(err.code),
+        "retry_after": round(err.retry_after),
+    }
 
 
 def _submission_row(path: str, sub: Submission, client: CustodyClient) -> dict[str, Any]:
@@ -195,31 +204,6 @@ async def status(args: argparse.Namespace, client: CustodyClient) -> int:
     lines += [f"  {t['at']}  {t['state']}" for t in data["transitions"]]
     emit(args, data, "\n".join(lines))
     return Exit.OK if view.running else for_state(view.state.value)
-
-
-async def result(args: argparse.Namespace, client: CustodyClient) -> int:
-    view = api_result(client, args.sha256, args.tenant)
-    data = {
-        "record": view.record.model_dump(mode="json"),
-        "text": view.text,
-        "pages": [
-            {"page": p.page, "mean_confidence": p.mean_confidence, "words": len(p.words)}
-            for p in view.pages
-        ],
-    }
-    confs = " ".join(f"p{p.page + 1}={p.mean_confidence:.2f}" for p in view.pages)
-    out = rendered(args, data, f"{view.text}\n\n-- {view.record.pages} pages; confidence {confs}")
-    # The text leaves the store here: the egress event for these exact bytes comes first.
-    hand_out(
-        client.store,
-        args.tenant,
-        EgressKind.READ,
-        (out + "\n").encode("utf-8"),
-        actor=operator(),
-        documents=[args.sha256],
-    )
-    print(out, file=stdout())
-    return Exit.OK
 
 
 async def ls(args: argparse.Namespace, client: CustodyClient) -> int:

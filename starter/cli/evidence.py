@@ -29,9 +29,11 @@ from custody import field_index, ids
 from custody.errors import ConfigurationError, NotFound, UsageError
 from custody.ledger.checkpoints import open_witness
 from custody.ledger.signing import public_keys, rotate, signer_from_settings
+from custody.operators import DecisionKind, acting
+from custody.operators.journal import keep
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
-from starter.cli.actor import operator
+from starter.cli.actor import operator, recorded
 from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit, emit_reports
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
@@ -45,7 +47,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v.add_argument("sha256", nargs="?", help="one document's SHA-256 (8+ hex characters do)")
     v.add_argument("--sample", type=int, default=None, help="verify N random published documents")
     v.add_argument("--all", action="store_true", help="verify every published document")
-    v.add_argument("--by", default=os.environ.get("USER", "operator"), help="who verifies")
     v.add_argument(
         "--trust",
         action="append",
@@ -107,8 +108,9 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
         if args.sample is not None:
             subjects = random.sample(subjects, min(args.sample, len(subjects)))
     proofs = LogProofs(open_witness(settings))  # one per run: each log is read once
+    by = recorded(settings, store)
     reports = [
-        ev.verify_and_record(store, sha256, tenant, args.by, anchors, proofs)
+        ev.verify_and_record(store, sha256, tenant, by, anchors, proofs)
         for sha256, tenant in subjects
     ]
     return emit_reports(args, reports)
@@ -207,11 +209,13 @@ def _by_field(store: ObjectStore, args: argparse.Namespace) -> list[str]:
 
 def _keys(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
-    signer = (
-        rotate(settings.signing_path, valid_days=args.valid_days)
-        if args.rotate
-        else signer_from_settings(settings)
-    )
+    if args.rotate:  # a decision: an admin's, signed and kept in the system ledger
+        person = acting(settings, store, DecisionKind.KEY_ROTATE)
+        signer = rotate(settings.signing_path, valid_days=args.valid_days)
+        decision = person.decide(DecisionKind.KEY_ROTATE, {"signing_key": signer.kid})
+        keep(store, decision, tenant=None, subject="keys", event="key_rotated")
+    else:
+        signer = signer_from_settings(settings)
     signer.publish(store)
     keys = public_keys(store)
     rows = [k.model_dump(mode="json") | {"fingerprint": key_fingerprint(k)} for k in keys.values()]

@@ -3,9 +3,12 @@
 ``set --file F`` reads a JSON object with the fields of
 :class:`custody.state.rules.FieldsPolicy` (``expected_types``, ``languages``,
 ``on_language``, ``rules`` per type: ``required``, ``dates``, ``patterns``,
-``on_missing``, ``on_invalid``) and stores it as the tenant's next signed
-version; documents checked from then on are judged by it. ``show`` prints the
-policy in force (the default when none was set).
+``on_missing``, ``on_invalid``; and ``types``: the tenant's own document
+types, each ``fields`` by name with ``labels``, ``type``, ``pattern``,
+``required``, and optional ``cues``, as ``custody/doctypes/discharge.json``
+ships one) and stores it as the tenant's next signed version; documents
+checked from then on are judged by it. ``show`` prints the policy in force
+(the default when none was set).
 """
 
 from __future__ import annotations

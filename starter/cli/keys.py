@@ -6,17 +6,17 @@ Nothing here prints key material: only key IDs, tenant scopes and states.
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
-import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from custody.errors import Code, ConfigurationError
 from custody.keys import keyring as keys
+from custody.operators import DecisionKind, SignedDecision, acting
+from custody.operators.journal import keep
 from custody.settings import Settings
-from custody.stores import open_raw_store
+from custody.stores import open_raw_store, open_store
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command
 
@@ -51,15 +51,22 @@ def init_keys(args: argparse.Namespace, settings: Settings) -> int:
 def rotate_keys(args: argparse.Namespace, settings: Settings) -> int:
     """A new payload key; with ``--tenant T``, a new key-encryption key version for T."""
     directory = _directory(settings)
+    person = acting(settings, open_store(settings), DecisionKind.KEY_ROTATE)
     if args.tenant:
         version = keys.rotate_kek(directory, args.tenant)
-        info = {"tenant": args.tenant, "kek_version": version}
+        info: dict[str, Any] = {"tenant": args.tenant, "kek_version": version}
         text = f"tenant {args.tenant}: new KEK version {version}; older objects still open"
-        emit(args, info, text)
-        return Exit.OK
-    kid = keys.rotate(directory)
-    emit(args, {"payload_key": kid}, f"new payload key {kid}; older keys still decrypt")
+    else:
+        info = {"payload_key": keys.rotate(directory)}
+        text = f"new payload key {info['payload_key']}; older keys still decrypt"
+    _journal(settings, person.decide(DecisionKind.KEY_ROTATE, info), "key_rotated")
+    emit(args, {**info, "by": person.name}, text)
     return Exit.OK
+
+
+def _journal(settings: Settings, decision: SignedDecision, event: str) -> None:
+    """The decision in the system ledger, under the key set in force now."""
+    keep(open_store(settings), decision, tenant=None, subject="keys", event=event)
 
 
 def list_keys(args: argparse.Namespace, settings: Settings) -> int:
@@ -82,12 +89,16 @@ def shred_tenant(args: argparse.Namespace, settings: Settings) -> int:
     """Destroy the tenant's KEK, then record who did it and when (plain, outside any KEK)."""
     if args.confirm != args.scope:
         return fail(args.json, Code.USAGE, "--confirm must repeat the tenant exactly", Exit.USAGE)
+    person = acting(settings, open_store(settings), DecisionKind.KEY_SHRED)
+    decision = person.decide(DecisionKind.KEY_SHRED, {"tenant": args.scope})
     keys.shred(_directory(settings), args.scope)
+    _journal(settings, decision, "tenant_shredded")
     event = {
         "event": "tenant_shredded",
         "tenant": args.scope,
         "at": datetime.now(UTC).isoformat(),
-        "by": f"{getpass.getuser()}@{socket.gethostname()}",
+        "by": person.name,
+        "decision_sha256": decision.sha256(),
     }
     # A second shred of the same tenant keeps the first record.
     open_raw_store(settings).create(f"shred/{args.scope}.json", json.dumps(event).encode())

@@ -33,9 +33,11 @@ from custody.errors import (
     ConfigurationError,
     CustodyError,
     DocumentRejected,
+    IdentityRefused,
     NotFound,
     ObjectMissing,
     Quarantined,
+    ReviewRefused,
     StoreUnavailable,
     UsageError,
 )
@@ -65,6 +67,13 @@ class Exit(IntEnum):
     VERIFY_FAILED = 8
     #: The deployment is misconfigured: settings, keys, a missing package.
     CONFIG = 9
+    #: The document waits in ``review`` for a person's decision (``custody review``).
+    REVIEW = 10
+    #: The document's workflow was cancelled: its own outcome, ``cancelled``.
+    CANCELLED = 11
+    #: Who acts is refused: no identity, an unknown, revoked or expired one, a role
+    #: it lacks, a bad signature, or a decision the document cannot take now.
+    DENIED = 12
     #: Stopped by SIGINT (Ctrl-C) or SIGTERM, after stopping what it started: 128 + signal.
     INTERRUPTED = 130
     TERMINATED = 143
@@ -97,6 +106,10 @@ _BY_STATE = {
     "rejected": Exit.REJECTED,
     "quarantined": Exit.QUARANTINED,
     "running": Exit.STILL_RUNNING,
+    "review": Exit.REVIEW,
+    "cancelled": Exit.CANCELLED,
+    #: Admission said not now (paused, a rate, the bounds): nothing was uploaded.
+    "refused": Exit.FAILED,
 }
 
 
@@ -157,6 +170,8 @@ def failure(err: BaseException) -> tuple[Exit, Code, str]:
         return Exit.USAGE, err.code, err.detail
     if isinstance(err, ConfigurationError):
         return Exit.CONFIG, err.code, err.detail
+    if isinstance(err, IdentityRefused | ReviewRefused):
+        return Exit.DENIED, err.code, err.detail
     if isinstance(err, ValidationError):  # a CUSTODY_* variable is malformed
         return Exit.CONFIG, Code.CONFIGURATION, _invalid_settings(err)
     if _unreachable(err):

@@ -1,29 +1,38 @@
 """``custody redact SHA --policy P``: a published document's redacted view, made once and signed.
 
-The view is made here, with the worker's settings, store and signing key:
-the source is rendered in the sandboxed child, the removed boxes painted, a
-fresh PDF built and checked by re-extraction and the configured OCR engine
-(``activities.redact``). With ``--json`` it prints one object: ``sha256``,
+The view is made on the I/O workers, not here (``activities.redaction``, through
+a short ``RedactWorkflow``): the source is rendered in their sandboxed child,
+the removed boxes painted, a fresh PDF built and checked by re-extraction and
+their OCR engine, then signed with their key. This command loads no engine and
+decodes nothing; it asks, waits at most ``--timeout`` seconds, and prints what
+the worker stored. With ``--json`` it prints one object: ``sha256``,
 ``view_key``, ``view_sha256``, ``pdf_key``, ``pdf_sha256``, ``record_sha256``,
 ``policy``, ``policy_sha256``, ``regions`` (a count), ``sources`` (regions per
 field or detector), ``check``, ``approved_by`` and ``event`` (the
 ``redaction_created`` ledger event's ``seq`` and ``hash``): ids, hashes and
 counts, never the removed text. A view that fails its check is not stored:
-``REDACTION_LEAK``, exit status 1; a document not published here, exit status 3.
+``REDACTION_LEAK``, exit status 1; a document not published here, exit status 3
+(answered from the store, before any worker is asked); no answer in time,
+``IO_TIMEOUT``, exit status 7 (the view is still made; ask again).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import asyncio
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from custody.errors import EgressRefused
+from custody.errors import EGRESS_REFUSE_CODES, Code
 from custody.settings import Settings
 from starter.cli.output import Exit, emit, fail
-from starter.cli.recipients import operator
-from starter.cli.registry import add_command
+from starter.cli.registry import add_command, with_client
+
+if TYPE_CHECKING:
+    from activities.redact.policy import RedactionPolicy
+    from custody.redactions import RedactInput, RedactResult
+    from custody.stores import ObjectStore
+    from starter.client.connect import CustodyClient
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -32,38 +41,92 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy", default="default", help="redaction policy: a built-in name or a JSON file"
     )
-    p.add_argument("--by", default=None, help="who approves the redaction (default: OS user)")
+    p.add_argument(
+        "--timeout", type=float, default=1800.0, help="seconds to wait for the I/O workers"
+    )
     p.set_defaults(handler=_command)
 
 
 def _command(args: argparse.Namespace, settings: Settings) -> int:
-    from activities.engines.selection import build_engine
-    from activities.redact.policy import load_redaction
-    from activities.redact.service import Redactor
-    from activities.scratch import StagingArea
+    from activities.redact.policy import load_redaction  # names and detectors only
     from custody import ids
-    from custody.ledger.signing import signer_from_settings
-    from custody.redactions import view_key
     from custody.stores import open_store
 
     policy = load_redaction(args.policy)
     sha = ids.check_sha256(args.sha256)
     store = open_store(settings)
-    area = StagingArea(settings.staging_path)
-    area.prepare()
-    redactor = Redactor(
-        store, signer_from_settings(settings), area, lambda: build_engine(settings), settings.limits
-    )
+    if not store.exists(ids.record_key(sha, args.tenant)):
+        detail = f"document {sha[:12]} is not published here"
+        return fail(args.json, Code.NOT_PUBLISHED, detail, Exit.REJECTED)
+    by = approval(settings, store, args, policy.sha256())
+
+    async def run(args: argparse.Namespace, client: CustodyClient) -> int:
+        return await ask(args, client, policy, by)
+
+    return with_client(run)(args, settings)
+
+
+def approval(settings: Settings, store: ObjectStore, args: argparse.Namespace, policy: str) -> str:
+    """The acting reviewer's signed approval, kept in the document's ledger; their name."""
+    from custody.operators import DecisionKind, acting
+    from custody.operators.journal import keep
+
+    person = acting(settings, store, DecisionKind.REDACTION_APPROVAL)
+    subject = {"sha256": args.sha256, "tenant": args.tenant, "policy_sha256": policy}
+    decision = person.decide(DecisionKind.REDACTION_APPROVAL, subject)
+    keep(store, decision, tenant=args.tenant, subject=args.sha256, event="redaction_approved",
+         sha256=args.sha256)  # fmt: skip
+    return person.name
+
+
+async def ask(
+    args: argparse.Namespace, client: CustodyClient, policy: RedactionPolicy, by: str
+) -> int:
+    """Ask the I/O workers for the view and print it; the command's exit status."""
+    from temporalio.client import WorkflowFailureError
+
+    from custody.redactions import RedactInput
+    from starter.client.failures import failure_of
+
+    policy_json = policy.model_dump_json()
+    inp = RedactInput(sha256=args.sha256, tenant=args.tenant, policy=policy_json, approved_by=by)
     try:
-        signed = redactor.redact(sha, args.tenant, policy, args.by or operator())
-    except EgressRefused as err:  # not published here, or its evidence no longer hashes
-        return fail(args.json, err.code, err.detail, Exit.REJECTED)
-    key = view_key(sha, args.tenant, policy.sha256())
-    view = signed.view
+        result = await asyncio.wait_for(_view(client, inp, policy.sha256()), args.timeout)
+    except TimeoutError:
+        detail = f"no answer from the I/O workers within {args.timeout:g} s; ask again"
+        return fail(args.json, Code.IO_TIMEOUT, detail, Exit.STILL_RUNNING)
+    except WorkflowFailureError as err:
+        code, message = failure_of(err, timeout=Code.IO_TIMEOUT, default=Code.INTERNAL)
+        status = Exit.REJECTED if code in EGRESS_REFUSE_CODES else Exit.FAILED
+        return fail(args.json, code, message, status)
+    return _print(args, client, result)
+
+
+async def _view(client: CustodyClient, inp: RedactInput, policy_sha256: str) -> RedactResult:
+    from temporalio.common import WorkflowIDConflictPolicy
+
+    from custody.redactions import REDACT_WORKFLOW_NAME, RedactResult, redact_workflow_id
+
+    result: RedactResult = await client.temporal.execute_workflow(
+        REDACT_WORKFLOW_NAME,
+        inp,
+        id=redact_workflow_id(inp.sha256, inp.tenant, policy_sha256),
+        task_queue=client.settings.io_task_queue,
+        result_type=RedactResult,
+        # Two asks for one view converge on one workflow, and so on one view.
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+    )
+    return result
+
+
+def _print(args: argparse.Namespace, client: CustodyClient, result: RedactResult) -> int:
+    from activities.redact.view import SignedView
+
+    view = SignedView.model_validate_json(client.store.get(result.view_key)).view
     body = {
         "sha256": view.sha256,
-        "view_key": key,
-        "view_sha256": hashlib.sha256(store.get(key)).hexdigest(),
+        "view_key": result.view_key,
+        "view_sha256": result.view_sha256,
         "pdf_key": view.pdf_key,
         "pdf_sha256": view.pdf_sha256,
         "record_sha256": view.record_sha256,
@@ -75,6 +138,7 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         "approved_by": view.approved_by,
         "event": view.event.model_dump() if view.event else None,
     }
+    sha = view.sha256
     text = f"redacted view of {sha[:12]}: {len(view.entries)} regions, pdf sha256 {view.pdf_sha256}"
     emit(args, body, text)
     return Exit.OK

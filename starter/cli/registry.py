@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from custody.errors import ConfigurationError, UsageError
+from custody.extras import EXTRAS, missing
 from custody.settings import Settings
 from starter.cli.options import (
     DOCUMENT_DESTS,
@@ -54,9 +55,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("starter.cli.audit", "the audit ledger: verify, log, seal"),
     "evidence": ("starter.cli.evidence", "signed records and bundles"),
     "quarantine": ("starter.cli.quarantine", "review quarantined documents"),
+    "review": ("starter.cli.review", "documents waiting for a person: list, show, resolve"),
     "fields": ("starter.cli.fields", "a tenant's fields policy: types, languages, rules"),
     "retention": ("starter.cli.retention", "expire scratch; delete evidence after sign-off"),
     "tenants": ("starter.cli.tenants", "tenants and their API keys"),
+    "operators": ("starter.cli.operators", "the people who decide: identities and their keys"),
     "serve": ("starter.cli.serve", "run the HTTP intake edge"),
     "admission": ("starter.cli.admission", "pause, resume or inspect admission control"),
     "pools": ("starter.cli.pools", "live concurrency limits of the OCR and I/O pools"),
@@ -152,12 +155,17 @@ def add_command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
 
 
 def load(module: str, command: str) -> ModuleType:
-    """Import a command's module; a third-party package it needs is a configuration error."""
+    """Import a command's module; a third-party package it needs is a configuration error,
+    EXTRA_MISSING with the install command when an extra provides it (custody.extras)."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:
-        if (err.name or "").split(".")[0] in _OURS:
+        top = (err.name or "").split(".")[0]
+        if top in _OURS:
             raise
+        extra = next((name for name, mods in EXTRAS.items() if top in mods), None)
+        if extra is not None:
+            raise missing(extra, f"custody {command}", top) from None
         raise ConfigurationError(
             detail=f"custody {command} needs the Python package {err.name!r}; it is not installed"
         ) from err

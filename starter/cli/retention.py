@@ -5,8 +5,9 @@ runs the orphan check: an intake object whose document has no record, no
 outcome and no workflow in Temporal, running or finished, is reported, and
 deleted once older than ``CUSTODY_ORPHAN_GRACE_S``.
 
-``approve SHA --by NAME --policy P`` records an evidence owner's signed
-approval; ``apply`` deletes approved evidence whose period has run out, each
+``approve SHA --policy P`` records an evidence owner's approval, signed by
+the acting identity (``CUSTODY_OPERATOR_CREDENTIAL``, role ``admin``);
+``apply`` (an admin too) deletes approved evidence whose period has run out, each
 deletion logged first (starter.evidence.retention_apply). Every ledger append here is
 checkpointed and witnessed: this process registers a notary, as the workers do.
 """
@@ -24,6 +25,7 @@ from custody.errors import UsageError
 from custody.ledger.checkpoints import notary_from_settings
 from custody.ledger.events import notarize
 from custody.ledger.signing import public_keys, signer_from_settings
+from custody.operators import DecisionKind, acting
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
 from custody.stores import expiry as scratch_expiry
@@ -46,7 +48,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sweep.set_defaults(handler=_sweep)
     ok = r.add_parser("approve", parents=[common], help="an evidence owner's signed approval")
     ok.add_argument("sha256", help=DOCUMENT_HELP)
-    ok.add_argument("--by", required=True, help="the evidence owner who approves")
     ok.add_argument("--policy", required=True, help="the retention policy it falls under")
     ok.set_defaults(handler=_approve)
     go = r.add_parser("apply", parents=[common], help="delete approved, expired evidence")
@@ -117,8 +118,11 @@ def _approve(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(detail=f"no retention policy {args.policy!r} (known: {known})")
     ids.check_sha256(args.sha256)
     store, signer = _notarized(settings), signer_from_settings(settings)
+    subject = {"sha256": args.sha256, "tenant": args.tenant, "policy": policy.name}
+    person = acting(settings, store, DecisionKind.RETENTION_APPROVE)
+    decision = person.decide(DecisionKind.RETENTION_APPROVE, subject | {"days": policy.days})
     signer.publish(store)  # verifiers find the key that signed the approval
-    key, signed = approve(store, signer, policy, args.sha256, args.tenant, args.by)
+    key, signed = approve(store, signer, policy, args.sha256, args.tenant, decision)
     start = concluded_at(store, args.sha256, args.tenant)
     until = expires_at(start, policy) if start else None
     data = {"approval": key, "policy": policy.name, "days": policy.days, "expires_at": until}
@@ -128,6 +132,8 @@ def _approve(args: argparse.Namespace, settings: Settings) -> int:
 
 def _apply(args: argparse.Namespace, settings: Settings) -> int:
     store = _notarized(settings)
+    if not args.dry_run:  # only an admin deletes; anyone may see what is due
+        acting(settings, store, DecisionKind.RETENTION_APPLY)
     keys = TrustAnchors.from_settings(settings).trusted(public_keys(store))
     retention = Retention(
         store, policies(settings), keys, signer_from_settings(settings), datetime.now(UTC)

@@ -31,7 +31,6 @@ async def _serve(args: argparse.Namespace, client: CustodyClient) -> int:
     area, sweeper = start_staging(client.settings)  # ConfigurationError: refuses to start
     try:
         app = create_app(client, area=area)
-        app.state.preview.lane.warm()  # the OCR engine loads while uvicorn starts
         config = server.config(app, client.settings, args.host, args.port)
         await uvicorn.Server(config).serve()
     finally:

@@ -9,6 +9,7 @@ from typing import Any
 from custody.settings import Settings
 from starter.cli.output import Exit, emit, stdout
 from starter.cli.registry import add_command, supervised
+from starter.local.admin import local_admin
 from starter.local.stack import Stack
 
 
@@ -45,18 +46,21 @@ def _foreground(args: argparse.Namespace, settings: Settings) -> int:
 def _start(args: argparse.Namespace, stack: Stack) -> list[str]:
     started = stack.up()
     settings = stack.settings
-    info = {
+    info: dict[str, object] = {
         "started": started,
         "running": stack.running(),
         "temporal": settings.temporal_address,
         "ui": f"http://localhost:{settings.temporal_ui_port}",
         "home": str(stack.home),
     }
+    admin = local_admin(settings)
+    info["admin_credential"] = str(admin) if admin else None
+    acting = f"\nadmin identity's credential: {admin}" if admin else ""
     emit(
         args,
         info,
         f"Custody is up ({', '.join(started) or 'already running'}); "
-        f"Temporal UI: {info['ui']}; state in {info['home']}",
+        f"Temporal UI: {info['ui']}; state in {info['home']}{acting}",
     )
     stdout().flush()  # a foreground stack prints this, then waits: let it show now
     return started

@@ -20,7 +20,8 @@ quarantine (``REF_INVALID``), into a store nobody reads.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from temporalio.client import Client, WorkflowHandle
 
@@ -31,6 +32,9 @@ from custody.models import DocumentResult
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
 from custody.temporal import connect_temporal, tls_config
+
+if TYPE_CHECKING:
+    from starter.client.admission import Admission
 
 __all__ = ["CustodyClient", "connect", "connect_temporal", "find_keys", "tls_config"]
 
@@ -49,6 +53,14 @@ class CustodyClient:
         find_keys(settings)  # first: the store's folder is not even created without them
         temporal = await connect_temporal(settings, service=service)
         return cls(temporal=temporal, store=open_store(settings), settings=settings)
+
+    @cached_property
+    def admission(self) -> Admission:
+        """This client's admission controller, which every ``submit`` through it asks."""
+        # Here, not at the top: store-only commands build no controller and load no metrics.
+        from starter.client.admission import Admission
+
+        return Admission(self)
 
     def handle(self, sha256: str, tenant: str | None) -> WorkflowHandle[Any, DocumentResult]:
         """The document's workflow, by its ID: the workflow code is never imported here."""

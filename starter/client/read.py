@@ -2,13 +2,18 @@
 
 Temporal answers while it remembers a run; the object store answers after
 retention. Neither path returns another tenant's document: every lookup is by
-the tenant-scoped workflow ID or key.
+the tenant-scoped workflow ID or key. :func:`result` hands out the text, so it
+is an egress event first (``custody.state.egress.hand_out``), like ``custody
+result`` and ``GET /v1/documents/{sha256}``.
 """
 
 from __future__ import annotations
 
+import getpass
 import json
+import socket
 from datetime import UTC, datetime
+from typing import Literal
 
 from pydantic import BaseModel
 from temporalio.client import WorkflowExecutionStatus
@@ -16,7 +21,9 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
+from custody.egress import EgressKind
 from custody.errors import NotFound
+from custody.fields import Extraction, FieldValueType, FoundField
 from custody.models import (
     DocState,
     DocumentResult,
@@ -27,6 +34,7 @@ from custody.models import (
     SignedRecord,
 )
 from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
+from custody.state.egress import hand_out
 from custody.stores import ObjectStore
 from starter.client.connect import CustodyClient
 
@@ -47,10 +55,39 @@ class StatusView(BaseModel):
     transitions: list[dict[str, str]] = []
 
 
+class FieldView(BaseModel):
+    """A field as people see it: a value, or that it needs review, or that it was not there."""
+
+    state: Literal["value", "review", "missing"]
+    value: FieldValueType | None = None
+    confidence: float = 0.0
+    page: int | None = None
+    box: list[int] | None = None
+
+
+_STATES: dict[str, Literal["value", "review", "missing"]] = {
+    "found": "value",
+    "review": "review",
+    "missing": "missing",
+}
+
+
+def field_view(found: FoundField) -> FieldView:
+    return FieldView(
+        state=_STATES[found.status],
+        value=found.value,
+        confidence=found.confidence,
+        page=found.page,
+        box=found.box,
+    )
+
+
 class ResultView(BaseModel):
     record: ResultRecord
     text: str
     pages: list[PageText]
+    #: The fields read, by name (none for a generic form, or a record from before fields).
+    fields: dict[str, FieldView] = {}
 
 
 class ListRow(BaseModel):
@@ -114,15 +151,44 @@ def _view(
     )
 
 
-def result(client: CustodyClient, sha256: str, tenant: str | None = None) -> ResultView:
-    """The published text and per-page results, from the object store."""
+def result(
+    client: CustodyClient, sha256: str, tenant: str | None = None, *, actor: str | None = None
+) -> ResultView:
+    """The published text, per-page results and fields, once the read is in the ledger.
+
+    The ``read`` egress event names ``actor`` (default ``sdk:user@host``) and
+    hashes ``view.model_dump_json()``, the bytes this call hands out; if the
+    event cannot be written, this raises and hands out nothing.
+    """
+    view = stored_result(client.store, sha256, tenant)
+    hand_out(
+        client.store,
+        tenant,
+        EgressKind.READ,
+        view.model_dump_json().encode("utf-8"),
+        actor=actor or f"sdk:{getpass.getuser()}@{socket.gethostname()}",
+        documents=[sha256],
+    )
+    return view
+
+
+def stored_result(store: ObjectStore, sha256: str, tenant: str | None) -> ResultView:
+    """The published text, per-page results and fields, from the store, with no egress event.
+
+    Only for callers that record their own event for the exact bytes they then
+    hand out (``custody result`` its stdout, the edge its response body).
+    """
     key = ids.record_key(sha256, tenant)
-    if not client.store.exists(key):
+    if not store.exists(key):
         raise NotFound(sha256)
-    record = SignedRecord.model_validate_json(client.store.get(key)).record
-    text = client.store.get(record.text_key).decode("utf-8")
-    pages = [PageText.model_validate(p) for p in json.loads(client.store.get(record.pages_key))]
-    return ResultView(record=record, text=text, pages=pages)
+    record = SignedRecord.model_validate_json(store.get(key)).record
+    text = store.get(record.text_key).decode("utf-8")
+    pages = [PageText.model_validate(p) for p in json.loads(store.get(record.pages_key))]
+    fields: dict[str, FieldView] = {}
+    if record.fields_key is not None:  # sealed beside the text, its hash in the record
+        read = Extraction.model_validate_json(store.get(record.fields_key))
+        fields = {name: field_view(f) for name, f in sorted(read.fields.items())}
+    return ResultView(record=record, text=text, pages=pages, fields=fields)
 
 
 async def list_documents(

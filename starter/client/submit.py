@@ -6,7 +6,9 @@
 
 A submission is keyed by the SHA-256 of its exact bytes (scoped by tenant).
 Submitting the same bytes again, while running or long after, converges on the
-one workflow and its one result: no second OCR, no second record.
+one workflow and its one result: no second OCR, no second record. New work is
+asked of admission control first (``starter.client.admission``), the same for
+every caller: the HTTP edge, ``custody submit`` and any SDK user.
 
 The workflow is started by its registered name, so this module never imports
 the workflow code (and, through it, the activities and their libraries).
@@ -14,15 +16,15 @@ the workflow code (and, through it, the activities and their libraries).
 
 from __future__ import annotations
 
-import hashlib
-import io
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
 
 from pydantic import BaseModel
+from temporalio.client import (
+    WorkflowContinuedAsNewError,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+)
 from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
@@ -30,13 +32,12 @@ from temporalio.common import (
     WorkflowIDConflictPolicy,
     WorkflowIDReusePolicy,
 )
-from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.exceptions import CancelledError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
-from custody.errors import Code, DocumentRejected
 from custody.fields import DocType
-from custody.models import DocState, DocumentInput, DocumentResult, ResultRecord
+from custody.models import DocState, DocumentInput, DocumentResult, DocumentStatus, ResultRecord
 from custody.queues import (
     PRIORITY_RESERVED,
     SA_REASON,
@@ -48,27 +49,15 @@ from custody.queues import (
     scheduling,
 )
 from custody.refs import RefKeys
+from custody.reviews import REVIEW_WORKFLOW_NAME
+from custody.state.rules import get_policy, known_type
 from starter.client import backlog, route
+from starter.client.admission import AdmissionRequest
 from starter.client.connect import CustodyClient
+from starter.client.documents import Hashed, measured, opened
 from starter.client.read import from_store, published, settled
 
-_CHUNK = 1 << 20
-
-
-@dataclass(frozen=True)
-class AdmissionRequest:
-    """New work an admission hook may refuse: asked before any byte is uploaded."""
-
-    workflow_id: str
-    size_bytes: int
-    source_id: str | None
-    tenant: str | None
-    #: The caller asks for the reserved lane (an urgent document).
-    priority: bool = False
-
-
-#: Raises (the edge's ``AdmissionRejected``) to refuse; returns to admit.
-Admit = Callable[[AdmissionRequest], Awaitable[None]]
+RUNNING = WorkflowExecutionStatus.RUNNING
 
 
 class Submission(BaseModel):
@@ -84,87 +73,117 @@ class Submission(BaseModel):
 
 async def submit(
     client: CustodyClient,
-    document: str | Path | bytes,
+    document: str | Path | bytes | Hashed,
     *,
     source_id: str | None = None,
     tenant: str | None = None,
     signer: dict[str, str] | None = None,
-    admit: Admit | None = None,
     priority: bool = False,
     captured_at: datetime | None = None,
     document_type: DocType | str | None = None,
     fairness_weight: float | None = None,
+    bypass_admission: bool = False,
 ) -> Submission:
     """Hand one document to Custody; returns at once (OCR runs asynchronously).
 
-    With ``admit``, new work is asked for first (documents already published
-    are not): the hook raises to refuse, and ``priority`` asks for a reserved lane.
-    ``document_type`` names the type (``custody.fields.DocType``); else it is classified.
+    New work is asked of ``client.admission`` first (documents already
+    published are not): it raises :class:`custody.errors.AdmissionRejected` to
+    refuse, and ``priority`` asks for the reserved lane. ``bypass_admission``
+    is an operator's call only (``custody admission release``: a parked document).
+    ``document_type`` names the type: built in (``custody.fields.DocType``) or one the
+    tenant's fields policy configures (else ``UsageError`` ``UNKNOWN_TYPE``); None: it is
+    classified.
     ``fairness_weight`` is the document's share of a busy queue; else it falls
     with the tenant's backlog (``starter.client.backlog``).
     """
     ids.check_tenant(tenant)
     ids.check_source_id(source_id)
-    with _open(document) as src:
-        sha256, size = _hash_stream(src, client.settings.limits.max_bytes)
+    if document_type is not None:  # refused before a byte is read, as the edge refuses it
+        known_type(get_policy(client.store, tenant), str(document_type))
+    with opened(document) as src:
+        sha256, size = measured(document, src, client.settings.limits.max_bytes)
         wid = ids.workflow_id(sha256, tenant)
-        # The published record outlives Temporal's retention: it is the dedupe index.
-        record = published(client.store, sha256, tenant)
-        if record is not None:
-            return Submission(
-                sha256=sha256,
-                tenant=tenant,
-                workflow_id=wid,
-                state=DocState.PUBLISHED,
-                deduplicated=True,
-                size_bytes=size,
-                record=record,
+        known = _known(client, sha256, tenant, size)
+        if known is not None:
+            return known
+        request = AdmissionRequest(wid, size, source_id, tenant, priority)
+        if not bypass_admission:  # refuse before any upload
+            await client.admission.admit(request)
+        try:
+            src.seek(0)
+            client.store.create_from_file(ids.intake_key(sha256, tenant), src)
+            return await _started(
+                client, request, sha256, signer, captured_at, document_type, fairness_weight
             )
-        # So is a quarantine or rejection: never processed again without an operator.
-        outcome = settled(client.store, sha256, tenant)
-        if outcome is not None:
-            return Submission(
-                sha256=sha256,
-                tenant=tenant,
-                workflow_id=wid,
-                state=outcome.state,
-                deduplicated=True,
-                size_bytes=size,
-            )
-        if admit is not None:  # refuse before any upload
-            await admit(AdmissionRequest(wid, size, source_id, tenant, priority))
-        src.seek(0)
-        client.store.create_from_file(ids.intake_key(sha256, tenant), src)
+        except BaseException:
+            # Admitted, then the store or Temporal failed (or the caller left): give
+            # the place back now instead of holding it until the grace expires.
+            client.admission.release(wid)
+            raise
+
+
+def _known(client: CustodyClient, sha256: str, tenant: str | None, size: int) -> Submission | None:
+    """The answer for bytes already concluded here, or None for new work."""
+    # The published record outlives Temporal's retention: it is the dedupe index. So is
+    # a quarantine or rejection: never processed again without an operator.
+    record = published(client.store, sha256, tenant)
+    outcome = settled(client.store, sha256, tenant) if record is None else None
+    if record is None and outcome is None:
+        return None
+    return Submission(
+        sha256=sha256,
+        tenant=tenant,
+        workflow_id=ids.workflow_id(sha256, tenant),
+        state=DocState.PUBLISHED if outcome is None else outcome.state,
+        deduplicated=True,
+        size_bytes=size,
+        record=record,
+    )
+
+
+async def _started(
+    client: CustodyClient,
+    request: AdmissionRequest,
+    sha256: str,
+    signer: dict[str, str] | None,
+    captured_at: datetime | None,
+    document_type: DocType | str | None,
+    fairness_weight: float | None,
+) -> Submission:
+    """Start the workflow of bytes now in ``intake/``; the submission it answers."""
+    tenant = request.tenant
     intake = ids.intake_key(sha256, tenant)
     if fairness_weight is None:
         fairness_weight = await backlog.fairness_weight(client, tenant)
     inp = DocumentInput(
         sha256=sha256,
         tenant=tenant,
-        source_id=source_id,
+        source_id=request.source_id,
         intake_key=intake,
-        size_bytes=size,
+        size_bytes=request.size_bytes,
         submitted_at=datetime.now(UTC),
         io_task_queue=client.settings.io_task_queue,
         # The GPU pool while it keeps up, else the CPU pool (starter.client.route).
         ocr_task_queue=await route.ocr_queue(client),
         signer=signer or {},
         captured_at=captured_at,
-        document_type=DocType(document_type) if document_type is not None else None,
+        document_type=str(document_type) if document_type is not None else None,
         # The reserved lane goes ahead in every task queue too, OCR's included.
-        priority=PRIORITY_RESERVED if priority else None,
+        priority=PRIORITY_RESERVED if request.priority else None,
         fairness_weight=fairness_weight,
         # Signed with the keyring that seals the store: workers refuse anything else.
         intake_sig=RefKeys.for_store(client.store).sign(intake, tenant, sha256),
+        review_deadline_s=client.settings.review_deadline_s,
+        review_expiry_s=client.settings.review_expiry_s,
     )
-    started = await _start(client, inp, wid)
+    started = await _start(client, inp, request.workflow_id)
     return Submission(
         sha256=sha256,
         tenant=tenant,
-        workflow_id=wid,
+        workflow_id=request.workflow_id,
         state=DocState.ACCEPTED,
         deduplicated=not started,
-        size_bytes=size,
+        size_bytes=request.size_bytes,
     )
 
 
@@ -216,40 +235,50 @@ def _summary(inp: DocumentInput) -> str:
 
 
 async def wait(client: CustodyClient, sha256: str, *, tenant: str | None = None) -> DocumentResult:
-    """Block until the document reaches a terminal state; its result."""
+    """Block until the document ends, or waits in ``review`` for a person; its result.
+
+    A document that needs a person continues as a ``DocumentReview`` run: that is
+    an answer here (state ``review``), not something to wait out. A cancelled
+    one answers ``cancelled``, from the outcome its workflow recorded.
+    """
     handle = client.handle(sha256, tenant)
-    try:
-        return await handle.result()
-    except RPCError as err:
-        if err.status != RPCStatusCode.NOT_FOUND:
+    while True:
+        try:
+            desc = await handle.describe()
+        except RPCError as err:
+            if err.status != RPCStatusCode.NOT_FOUND:
+                raise
+            return from_store(client.store, sha256, tenant)
+        if desc.workflow_type == REVIEW_WORKFLOW_NAME and desc.status == RUNNING:
+            return await _in_review(client, sha256, tenant, desc.run_id)
+        run = client.temporal.get_workflow_handle(
+            handle.id, run_id=desc.run_id, result_type=DocumentResult
+        )
+        try:
+            result: DocumentResult = await run.result(follow_runs=False)
+            return result
+        except WorkflowContinuedAsNewError:
+            continue  # into review, or its outcome's own run: look again
+        except WorkflowFailureError as err:
+            if isinstance(err.cause, CancelledError):
+                return from_store(client.store, sha256, tenant)
             raise
-    return from_store(client.store, sha256, tenant)
 
 
-class _open:
-    """A seekable binary stream over a path or bytes (files are never read whole)."""
-
-    def __init__(self, document: str | Path | bytes) -> None:
-        self._document = document
-        self._stream: BinaryIO | None = None
-
-    def __enter__(self) -> BinaryIO:
-        if isinstance(self._document, bytes):
-            self._stream = io.BytesIO(self._document)
-        else:
-            self._stream = Path(self._document).open("rb")
-        return self._stream
-
-    def __exit__(self, *exc: object) -> None:
-        if self._stream is not None:
-            self._stream.close()
-
-
-def _hash_stream(src: BinaryIO, max_bytes: int) -> tuple[str, int]:
-    digest, size = hashlib.sha256(), 0
-    while chunk := src.read(_CHUNK):
-        size += len(chunk)
-        if size > max_bytes:
-            raise DocumentRejected(Code.TOO_LARGE, f"more than {max_bytes} bytes")
-        digest.update(chunk)
-    return digest.hexdigest(), size
+async def _in_review(
+    client: CustodyClient, sha256: str, tenant: str | None, run_id: str | None
+) -> DocumentResult:
+    """The document as it waits in review: its status, state ``review``."""
+    handle = client.temporal.get_workflow_handle(ids.workflow_id(sha256, tenant), run_id=run_id)
+    status: DocumentStatus = await handle.query("status", result_type=DocumentStatus)
+    return DocumentResult(
+        sha256=sha256,
+        tenant=tenant,
+        state=DocState.REVIEW,
+        code=status.code,
+        attempts=status.attempts,
+        pages=status.pages,
+        workflow_id=handle.id,
+        run_id=run_id or "",
+        transitions=status.transitions,
+    )

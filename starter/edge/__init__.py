@@ -1,15 +1,15 @@
 """The HTTP intake edge (``custody serve``): upload, idempotency, tenants, releases, reads, metrics.
 
-admission     Admission control: the same rules for the HTTP edge and the Python ``submit``.
 app           The authenticated HTTP intake edge (Starlette on uvicorn; ``custody serve`` runs it).
 inflight      Per-tenant caps on uploads in flight at the edge: how many at once, and their bytes.
 manual        The manual lane: uploads past the admission bounds, parked for an operator.
-metrics       Prometheus metrics of the intake edge and admission control.
+metrics       Prometheus metrics of the intake edge, beside admission control's on one registry.
 openapi       The OpenAPI 3 description of the intake edge, written by hand and served as is.
 preview       ``POST /v1/preview``: one small document read back at once, as evidence of nothing.
-preview_lane  The preview lane: a small, bounded OCR pool inside the edge process.
-preview_spec  The preview's limits and its part of the OpenAPI document (``starter.edge.openapi``).
-rates         Token buckets of admission control: one per (tenant, source), one per tenant.
+preview_lane  The preview lane: the edge's bound on previews at work on the OCR workers.
+preview_spec  The preview's part of the OpenAPI document (``starter.edge.openapi``).
+preview_work  A preview's round trip to where OCR runs: scratch in, a short workflow, pages out,
+              nothing left.
 read          The edge's read side: ``GET /v1/documents/{sha256}`` for the caller's tenant only.
 releases      The edge's releases: ``POST /v1/releases`` and ``GET /v1/releases/{release_id}``.
 server        The edge's uvicorn: bounded headers in size and in time, short keep-alive.
@@ -20,7 +20,6 @@ upload        The edge's upload mechanics: a streamed body to a private file, an
 """
 
 __all__ = [
-    "admission",
     "app",
     "inflight",
     "manual",
@@ -29,7 +28,7 @@ __all__ = [
     "preview",
     "preview_lane",
     "preview_spec",
-    "rates",
+    "preview_work",
     "read",
     "releases",
     "server",

@@ -5,12 +5,15 @@
     GET      /v1/documents/{sha}  state, and the result once published (caller's tenant only)
     POST     /v1/releases         {documents, recipient, policy} -> 202 a release (.releases)
     GET      /v1/releases/{id}    the release's state, and its files once delivered
-    GET      /metrics             Prometheus text; any valid tenant API key (bearer)
+    GET      /metrics             Prometheus text; a key with the ``admin`` scope (bearer)
     GET      /openapi.json        public
 
-``/metrics`` takes any tenant's key, not a token of its own: its labels are codes
-only, its values deployment-wide counts a tenant already feels as 429s, and a
-scraper needs no second secret (give it a revocable tenant of its own). It reads
+Each route needs its scope on the caller's key (starter.edge.scopes): ``upload``
+for intake and preview, ``read`` for documents, ``release`` for releases,
+``admin`` for ``/metrics``; anything else is 403 ``SCOPE_DENIED``. ``/metrics``
+takes a tenant's key, not a token of its own: its labels are codes only, its
+values deployment-wide counts a tenant already feels as 429s, and a scraper
+needs no second secret (give it a revocable key with ``admin`` only). It reads
 Temporal visibility at most once per ``CUSTODY_ADMISSION_REFRESH_S``. ``/openapi.json``
 stays public: one hand-written document for all, with no tenant data or secret.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from opentelemetry import trace
@@ -42,20 +46,23 @@ from custody.errors import AdmissionReason, AdmissionRejected, Code, CustodyErro
 from custody.state.egress import hand_out
 from custody.stores import StoreUnavailable
 from starter.client.connect import CustodyClient
+from starter.client.documents import Hashed
 from starter.client.submit import submit
 from starter.edge import manual, metrics, tenants
 from starter.edge import read as edge_read
-from starter.edge.admission import Admission
 from starter.edge.inflight import InFlight
 from starter.edge.openapi import document
 from starter.edge.preview import Preview
 from starter.edge.releases import Releases
+from starter.edge.scopes import Scope, refusal
 from starter.edge.slo import SloTracker
 from starter.edge.upload import (
     Idempotency,
     Pace,
     Staged,
     UploadError,
+    UploadOptions,
+    known_document_type,
     paced,
     read_options,
     stage_body,
@@ -71,10 +78,11 @@ def error(status: int, code: Code, message: str, retry_after: float | None = Non
 
 
 class Edge:
-    """The routes, bound to one Custody client and one admission controller."""
+    """The routes, bound to one Custody client (and so to its admission controller)."""
 
-    def __init__(self, client: CustodyClient, admission: Admission, area: StagingArea) -> None:
-        self.client, self.admission, self.area = client, admission, area
+    def __init__(self, client: CustodyClient, area: StagingArea) -> None:
+        self.client, self.area = client, area
+        self.admission = client.admission  # what submit asks; the edge only peeks and reports
         self.idempotency = Idempotency(client.store)
         self.slo = SloTracker(client)
         # The contract states this deployment's own limits, built once.
@@ -88,16 +96,26 @@ class Edge:
             client.store, s.admission_manual_max_per_tenant, s.admission_manual_max_bytes_per_tenant
         )
 
-    def _tenant(self, request: Request) -> tenants.Tenant:
+    def _tenant(self, request: Request, scope: Scope) -> tenants.Tenant:
+        """The key's tenant, if the key may use a route needing ``scope`` (else 401/403)."""
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise UploadError(401, Code.UNAUTHENTICATED, "Authorization: Bearer <api key> required")
         try:
-            return tenants.authenticate(self.client.store, token.strip())
+            tenant = tenants.authenticate(self.client.store, token.strip())
         except tenants.AuthError as err:
             if err.revoked:
                 raise UploadError(403, Code.KEY_REVOKED, "this API key was revoked") from None
             raise UploadError(401, Code.UNAUTHENTICATED, "invalid API key") from None
+        production = self.client.settings.env == "production"
+        why = refusal(tenant.scopes, scope, production=production)
+        if why is not None:
+            raise UploadError(403, Code.SCOPE_DENIED, why)
+        return tenant
+
+    def caller(self, scope: Scope) -> Callable[[Request], tenants.Tenant]:
+        """Authentication for the routes of one scope, for the route classes beside this one."""
+        return lambda request: self._tenant(request, scope)
 
     async def upload(self, request: Request) -> Response:
         started = time.perf_counter()
@@ -113,26 +131,28 @@ class Edge:
 
     async def _upload(self, request: Request) -> Response:
         try:
-            tenant = self._tenant(request)
+            tenant = self._tenant(request, Scope.UPLOAD)
             opts = read_options(request.headers, self.client.settings)
         except UploadError as err:
             return error(err.status, err.code, err.message)
         staged = None
         try:
+            store, name = self.client.store, opts.document_type
+            await asyncio.to_thread(known_document_type, store, tenant.name, name)
             await self._precheck(tenant, opts)
-            with self.inflight.opened(tenant.name, opts["length"]) as ticket:
+            with self.inflight.opened(tenant.name, opts.length) as ticket:
                 staged = await stage_body(
                     paced(request.stream(), self.pace),
                     self.area,
-                    declared=opts["length"],
+                    declared=opts.length,
                     max_bytes=self.client.settings.limits.max_bytes,
                     ticket=ticket,
                 )
             if staged.size == 0:
                 raise UploadError(400, Code.EMPTY, "empty body")
-            if staged.media_type != opts["media_type"]:
+            if staged.media_type != opts.media_type:
                 raise UploadError(415, Code.UNSUPPORTED_TYPE, "content does not match Content-Type")
-            return await self._accept(tenant, opts, staged.path, staged.sha256)
+            return await self._accept(tenant, opts, staged)
         except UploadError as err:
             return error(err.status, err.code, err.message, err.retry_after)
         except AdmissionRejected as err:
@@ -149,7 +169,7 @@ class Edge:
         err: AdmissionRejected,
         staged: Staged | None,
         tenant: tenants.Tenant,
-        opts: dict[str, Any],
+        opts: UploadOptions,
     ) -> Response:
         """Past an admission bound: the manual lane when it takes this reason and has room."""
         if staged is not None and self._to_manual_lane(err):
@@ -162,15 +182,16 @@ class Edge:
         status = 503 if err.reason is AdmissionReason.PAUSED else 429
         return error(status, err.code, err.detail, err.retry_after)
 
-    async def _precheck(self, tenant: tenants.Tenant, opts: dict[str, Any]) -> None:
-        # Refuse before reading the body when the answer is already "no":
-        # a client under backpressure should not have to upload to learn it.
+    async def _precheck(self, tenant: tenants.Tenant, opts: UploadOptions) -> None:
+        # Refuse before reading the body when the answer is already "no": a client
+        # under backpressure should not have to upload to learn it. A peek: it takes
+        # nothing, and submit's admission decides once the body is here.
         try:
             await self.admission.precheck(
-                opts["length"] or 0,
+                opts.length or 0,
                 tenant.name,
-                opts["source_id"],
-                priority=opts["priority"] and tenant.priority,
+                opts.source_id,
+                priority=opts.priority and tenant.priority,
             )
         except AdmissionRejected as err:
             if not self._to_manual_lane(err):  # else the body is parked once read
@@ -180,34 +201,26 @@ class Edge:
         return self.client.settings.admission_manual_lane and err.reason in manual.LANE_REASONS
 
     async def _accept(
-        self, tenant: tenants.Tenant, opts: dict[str, Any], path: Any, sha: str
+        self, tenant: tenants.Tenant, opts: UploadOptions, staged: Staged
     ) -> Response:
-        key = opts["idempotency_key"]
+        key = opts.idempotency_key
         if key is not None:
             seen = await asyncio.to_thread(self.idempotency.get, tenant.name, key)
-            if seen is not None and seen["body_sha256"] != sha:
+            if seen is not None and seen["body_sha256"] != staged.sha256:
                 raise UploadError(
                     422, Code.IDEMPOTENCY_KEY_REUSED, "this key was used with another body"
                 )
             if seen is not None:
                 return _accepted(seen["answer"])
-        try:
-            sub = await submit(
-                self.client,
-                path,
-                source_id=opts["source_id"],
-                tenant=tenant.name,
-                admit=self.admission.admit,
-                priority=opts["priority"] and tenant.priority,
-                document_type=opts["document_type"],
-            )
-        except AdmissionRejected:
-            raise  # nothing was reserved
-        except BaseException:
-            # Admitted, then the store or Temporal failed (or the client left):
-            # give the place back now instead of holding it until the grace expires.
-            self.admission.release(ids.workflow_id(sha, tenant.name))
-            raise
+        # Admission is asked once, inside submit; a refusal comes back AdmissionRejected.
+        sub = await submit(
+            self.client,
+            Hashed(staged.path, staged.sha256, staged.size),  # hashed as it streamed in
+            source_id=opts.source_id,
+            tenant=tenant.name,
+            priority=opts.priority and tenant.priority,
+            document_type=opts.document_type,
+        )
         answer = {
             "sha256": sub.sha256,
             "state": sub.state.value,
@@ -216,12 +229,14 @@ class Edge:
         }
         metrics.UPLOAD_BYTES.inc(sub.size_bytes)
         if key is not None:
-            await asyncio.to_thread(self.idempotency.remember, tenant.name, key, sha, answer)
+            await asyncio.to_thread(
+                self.idempotency.remember, tenant.name, key, staged.sha256, answer
+            )
         return _accepted(answer)
 
     async def document(self, request: Request) -> Response:
         try:
-            tenant = self._tenant(request)
+            tenant = self._tenant(request, Scope.READ)
         except UploadError as err:
             return error(err.status, err.code, err.message)
         sha = request.path_params["sha256"]
@@ -250,7 +265,7 @@ class Edge:
 
     async def metrics(self, request: Request) -> Response:
         try:
-            self._tenant(request)
+            self._tenant(request, Scope.ADMIN)
         except UploadError as err:
             return error(err.status, err.code, err.message)
         await self.admission.refresh()
@@ -269,14 +284,16 @@ def _accepted(answer: dict[str, Any]) -> JSONResponse:
     return JSONResponse(answer, status_code=202, headers={"Location": location})
 
 
-def create_app(
-    client: CustodyClient, admission: Admission | None = None, area: StagingArea | None = None
-) -> Starlette:
-    """The edge; ``area`` is the process's staging area (``custody serve`` sweeps it)."""
+def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starlette:
+    """The edge; ``area`` is the process's staging area (``custody serve`` sweeps it).
+
+    Admission is the client's (``client.admission``): the edge and every other
+    submission through that client share its bounds, rates and reservations.
+    """
     area = area or StagingArea(client.settings.staging_path)
-    edge = Edge(client, admission or Admission(client), area)
-    releases = Releases(client, edge._tenant, error)
-    preview = Preview(client.settings, area, edge._tenant, error, edge.inflight)
+    edge = Edge(client, area)
+    releases = Releases(client, edge.caller(Scope.RELEASE), error)
+    preview = Preview(client, area, edge.caller(Scope.UPLOAD), error, edge.inflight)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[

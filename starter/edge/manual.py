@@ -22,7 +22,7 @@ from typing import Any
 from custody import ids
 from custody.errors import AdmissionReason, Code, UploadError
 from custody.stores import ObjectStore
-from starter.edge.upload import Staged
+from starter.edge.upload import Staged, UploadOptions
 
 PREFIX = "manual/"
 #: The bounds whose overflow the lane takes; the rest stay refusals.
@@ -77,12 +77,12 @@ class Lane:
         self.store, self.max_documents, self.max_bytes = store, max_documents, max_bytes
         self._lock = asyncio.Lock()
 
-    async def park(self, staged: Staged, tenant: str, opts: dict[str, Any], reason: str) -> None:
+    async def park(self, staged: Staged, tenant: str, opts: UploadOptions, reason: str) -> None:
         """Park the edge's staged upload; 429 MANUAL_LANE_FULL when the tenant's share is full."""
         async with self._lock:
             await asyncio.to_thread(self._park, staged, tenant, opts, reason)
 
-    def _park(self, staged: Staged, tenant: str, opts: dict[str, Any], reason: str) -> None:
+    def _park(self, staged: Staged, tenant: str, opts: UploadOptions, reason: str) -> None:
         notes = tenant_notes(self.store, tenant)
         again = any(n["sha256"] == staged.sha256 for n in notes)  # already parked: no new room
         size = sum(int(n["size_bytes"]) for n in notes) + staged.size
@@ -95,10 +95,10 @@ class Lane:
             staged.path,
             sha256=staged.sha256,
             tenant=tenant,
-            source_id=opts["source_id"],
+            source_id=opts.source_id,
             media_type=staged.media_type,
             reason=reason,
-            document_type=opts.get("document_type"),
+            document_type=opts.document_type,
         )
 
 

@@ -1,48 +1,17 @@
-"""Prometheus metrics of the intake edge and admission control.
+"""Prometheus metrics of the intake edge, beside admission control's on one registry.
 
-One registry of its own (not the global default), so a process that embeds
-the edge in tests or benches does not collide with other collectors. Label
-values are codes and status numbers only: never tenants' file names, keys or
-document content, and never anything a caller chooses freely.
+The registry and the admission metrics are the SDK's (``starter.client.metrics``):
+admission runs in ``submit``, which the edge calls. Label values are codes and
+status numbers only: never tenants' file names, keys or document content, and
+never anything a caller chooses freely.
 """
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
-REGISTRY = CollectorRegistry(auto_describe=True)
+from starter.client.metrics import REGISTRY as REGISTRY
 
-ADMISSION_REJECTIONS = Counter(
-    "custody_admission_rejections",
-    "Submissions refused by admission control, by reason code",
-    ["reason"],
-    registry=REGISTRY,
-)
-DOCUMENTS_WAITING = Gauge(
-    "custody_documents_waiting",
-    "Documents accepted and not yet through OCR (accepted, staged, validated)",
-    registry=REGISTRY,
-)
-BYTES_WAITING = Gauge(
-    "custody_bytes_waiting",
-    "Bytes of the documents waiting",
-    registry=REGISTRY,
-)
-QUEUE_AGE = Gauge(
-    "custody_queue_age_seconds",
-    "Age of the oldest waiting document",
-    registry=REGISTRY,
-)
-DRAIN_RATE = Gauge(
-    "custody_drain_rate_per_second",
-    "Measured rate at which documents leave the waiting set",
-    registry=REGISTRY,
-)
-ADMISSION_PAUSED = Gauge(
-    "custody_admission_paused",
-    "1 while an operator has paused admission",
-    registry=REGISTRY,
-)
 UPLOAD_SECONDS = Histogram(
     "custody_upload_seconds",
     "Time from the first byte of an upload to the edge's answer, by HTTP status",

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from custody.fields import DocType
+from custody.doctypes import TYPE_NAME
 from custody.limits import PolicyLimits
 from starter.edge.preview_spec import preview_path, preview_schemas
+from starter.edge.read_spec import result_schemas
 from starter.edge.releases import MAX_DOCUMENTS
 
 # The server's regexes. Its `re.match` also lets a trailing newline past `$`,
@@ -31,10 +32,10 @@ _HEADERS = {
     "Custody-Source-Id": "the sending system, an identifier (never free text)",
     "Custody-Page-Count": "pages the sender expects; past the page limit is 413 PAGE_LIMIT",
     "Custody-Priority": "'high' (any case) uses the reserved lane, for tenants allowed to",
-    "Custody-Document-Type": "the document's type (else Custody classifies it); "
-    "another value is 400 BAD_HEADER",
+    "Custody-Document-Type": "the document's type (else Custody classifies it): a built-in "
+    "type (form, receipt, referral) or one the tenant's fields policy configures (discharge "
+    "is shipped configured); a name the tenant does not know is 422 UNKNOWN_TYPE",
 }
-_DOC_TYPES = sorted(t.value for t in DocType)
 UPLOAD_TYPES = ("application/pdf", "image/png", "image/jpeg", "image/tiff")
 
 
@@ -66,7 +67,10 @@ def _header(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 _AUTH = {
     "401": _error("missing or invalid API key (UNAUTHENTICATED)"),
-    "403": _error("revoked API key (KEY_REVOKED)"),
+    "403": _error(
+        "revoked API key (KEY_REVOKED), or a key without this operation's scope "
+        "(x-custody-scope; SCOPE_DENIED)"
+    ),
 }
 _STORE = {"503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True)}
 
@@ -78,6 +82,7 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
         "first bytes must match Content-Type (415), and it must arrive at the edge's "
         "minimum rate (408 BODY_TOO_SLOW).",
         "security": [{"apiKey": []}],
+        "x-custody-scope": "upload",
         "parameters": [
             _header("Idempotency-Key", {"type": "string", "pattern": PRINTABLE}),
             _header("Custody-Source-Id", {"type": "string", "pattern": SOURCE_ID}),
@@ -85,7 +90,7 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
                 "Custody-Page-Count", {"type": "integer", "minimum": 1, "maximum": limits.max_pages}
             ),
             _header("Custody-Priority", {"type": "string"}),
-            _header("Custody-Document-Type", {"type": "string", "enum": _DOC_TYPES}),
+            _header("Custody-Document-Type", {"type": "string", "pattern": TYPE_NAME}),
         ],
         "requestBody": {
             "required": True,
@@ -108,7 +113,10 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
             "408": _error("the body arrived too slowly (BODY_TOO_SLOW)"),
             "413": _error("larger than the byte (TOO_LARGE) or page (PAGE_LIMIT) limit"),
             "415": _error("unsupported or mismatched content type (UNSUPPORTED_TYPE)"),
-            "422": _error("Idempotency-Key reused with a different body"),
+            "422": _error(
+                "Idempotency-Key reused with a different body (IDEMPOTENCY_KEY_REUSED), or "
+                "Custody-Document-Type names a type the tenant does not know (UNKNOWN_TYPE)"
+            ),
             "429": _error(
                 "admission bounds, rates, uploads in flight or the manual lane's share "
                 "reached; retry later",
@@ -124,7 +132,12 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
 
 
 def _read(
-    op_id: str, summary: str, param: tuple[str, str, str], ok: dict[str, Any], missing: str
+    op_id: str,
+    summary: str,
+    param: tuple[str, str, str],
+    ok: dict[str, Any],
+    missing: str,
+    scope: str = "read",
 ) -> dict[str, Any]:
     """A GET of one of the caller's things by its id in the path."""
     name, pattern, malformed = param
@@ -134,6 +147,7 @@ def _read(
             "operationId": op_id,
             "summary": summary,
             "security": [{"apiKey": []}],
+            "x-custody-scope": scope,
             "parameters": [{"name": name, "in": "path", "required": True, "schema": schema}],
             "responses": {
                 "200": ok,
@@ -168,6 +182,7 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
                 "description": "The same request again joins the same release: its id derives "
                 "from tenant, recipient, policy hash and documents.",
                 "security": [{"apiKey": []}],
+                "x-custody-scope": "release",
                 "requestBody": {
                     "required": True,
                     "content": {"application/json": {"schema": _ref("ReleaseRequest")}},
@@ -188,12 +203,14 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
             ("release_id", RELEASE_ID, "not a release id (BAD_REQUEST)"),
             _answer("the release, with its files once delivered", "Release"),
             "no such release for this tenant (NOT_FOUND)",
+            scope="release",
         ),
         "/metrics": {
             "get": {
                 "operationId": "metrics",
-                "summary": "Prometheus metrics (any tenant's API key)",
+                "summary": "Prometheus metrics (a key with the admin scope)",
                 "security": [{"apiKey": []}],
+                "x-custody-scope": "admin",
                 "responses": {
                     "200": {
                         "description": "text exposition",
@@ -252,7 +269,8 @@ SCHEMAS: dict[str, Any] = {
         code=_MAYBE_STR,
         pages={"type": "integer"},
         running={"type": "boolean"},
-        result={"type": "object", "nullable": True},
+        # The text and the fields read, once published (read_spec); else null.
+        result=_ref("Result"),
     ),
 }
 
@@ -261,11 +279,18 @@ def document(limits: PolicyLimits) -> dict[str, Any]:
     """The OpenAPI document for an edge enforcing ``limits``."""
     return {
         "openapi": "3.0.3",
-        "info": {"title": "Custody intake edge", "version": "1.1.0"},
+        "info": {
+            "title": "Custody intake edge",
+            "version": "1.2.0",
+            "description": "Every operation needs its scope on the caller's API key "
+            "(x-custody-scope: upload, read, release, review or admin); a key without it "
+            "is answered 403 SCOPE_DENIED. Keys from before scopes hold legacy-all "
+            "(every scope), which production refuses.",
+        },
         "paths": _paths(limits),
         "components": {
             "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
-            "schemas": SCHEMAS | preview_schemas(limits),
+            "schemas": SCHEMAS | preview_schemas(limits) | result_schemas(),
         },
     }
 

@@ -2,25 +2,30 @@
 
 The answer is the text and per-word confidences and boxes the configured
 engine reads, marked ``"evidentiary": false`` (and ``Custody-Evidentiary:
-false``): no workflow starts, nothing is written to the object store or the
-ledger, and the staged body is deleted on every path. It is the caller's own
-bytes read back to the caller, so no egress event is written either; the text
-never reaches a log line, a metric or an exception message.
+false``): no document workflow starts, nothing is kept in the object store or
+the ledger, and the staged body is deleted on every path. It is the caller's
+own bytes read back to the caller, so no egress event is written either; the
+text never reaches a log line, a metric, an exception message or a workflow
+history.
 
-The limits are the intake policy's, tightened (``preview_spec.preview_limits``): at
-most 10 MB, 2 pages and 10,000 px a side as rendered for OCR. The intake rules
-themselves (type, encryption, active content, pixel bombs) run in the
-sandboxed child exactly as for a submitted document, then the pages are
-rendered there too (:mod:`starter.edge.preview_lane`). The deadline runs from
-the body's last byte to the answer (``CUSTODY_PREVIEW_DEADLINE_S``): past it
-the answer is 504 ``PREVIEW_TIMEOUT`` and the work is told to stop.
+The reading happens where OCR runs, not here (:mod:`starter.edge.preview_work`):
+the body goes to a scratch object, a short ``PreviewWorkflow`` runs the
+preview activity on the OCR workers (the intake rules and the rendering in the
+sandboxed child, then the worker's engine), and the pages come back through a
+second scratch object; both are deleted when the work ends. The edge keeps
+the preview's bounds (:mod:`starter.edge.preview_lane`) before starting it.
+
+The limits are the intake policy's, tightened (``custody.previews.preview_limits``):
+at most 10 MB, 2 pages and 10,000 px a side as rendered for OCR. The deadline
+runs from the body's last byte to the answer (``CUSTODY_PREVIEW_DEADLINE_S``):
+past it the answer is 504 ``PREVIEW_TIMEOUT`` and the work stops before its
+next page.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,17 +34,19 @@ import structlog
 from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from temporalio.client import WorkflowFailureError
 
-from activities.engines.base import OcrEngine
-from activities.engines.selection import build_engine
 from activities.scratch import StagingArea
-from custody.errors import Code, DocumentRejected, UploadError
+from custody.errors import REJECT_CODES, Code, UploadError
 from custody.models import PageText
-from custody.settings import Settings
+from custody.previews import PreviewResult, preview_limits
+from custody.stores import StoreUnavailable
+from starter.client.connect import CustodyClient
+from starter.client.failures import failure_of
 from starter.edge import metrics, tenants
 from starter.edge.inflight import InFlight
 from starter.edge.preview_lane import PreviewLane
-from starter.edge.preview_spec import preview_limits
+from starter.edge.preview_work import read_on_workers
 from starter.edge.upload import SUPPORTED, Pace, Staged, paced, stage_body
 
 HEADERS = {"Custody-Evidentiary": "false", "Cache-Control": "no-store"}
@@ -68,26 +75,24 @@ ErrorAnswer = Callable[..., JSONResponse]
 
 
 class Preview:
-    """The preview route, bound to the edge's staging area, upload caps and tenants."""
+    """The preview route, bound to the edge's client, staging area, upload caps and tenants."""
 
     def __init__(
         self,
-        settings: Settings,
+        client: CustodyClient,
         area: StagingArea,
         tenant: Tenant,
         error: ErrorAnswer,
         inflight: InFlight,
-        lane: PreviewLane | None = None,
     ) -> None:
-        self.area, self._tenant, self._error, self.inflight = area, tenant, error, inflight
+        self.client, self.area, self.inflight = client, area, inflight
+        self._tenant, self._error = tenant, error
+        settings = client.settings
         self.deadline_s = settings.preview_deadline_s
         self.limits = preview_limits(settings.limits, self.deadline_s)
         self.pace = Pace(settings.edge_min_body_bytes, settings.edge_body_window_s)
-        self.lane = lane or PreviewLane(
-            settings.preview_concurrency,
-            settings.preview_queue,
-            lambda: build_engine(settings),
-            self.deadline_s,
+        self.lane = PreviewLane(
+            settings.preview_concurrency, settings.preview_queue, self.deadline_s
         )
 
     async def post(self, request: Request) -> Response:
@@ -111,11 +116,9 @@ class Preview:
                     ticket=ticket,
                 )
             self._check_body(request, staged)
-            pages, engine = await self._recognise(staged)
+            pages, engine = await self._recognise(staged, tenant)
         except UploadError as err:
             return self._error(err.status, err.code, err.message, err.retry_after)
-        except DocumentRejected as err:
-            return self._error(_STATUS.get(err.code, 422), err.code, err.detail)
         finally:
             if staged is not None:
                 staged.path.unlink(missing_ok=True)
@@ -143,35 +146,60 @@ class Preview:
         if staged.media_type != declared:
             raise UploadError(415, Code.UNSUPPORTED_TYPE, "content does not match Content-Type")
 
-    async def _recognise(self, staged: Staged) -> tuple[list[PageText], OcrEngine]:
-        stop = threading.Event()
-        deadline = asyncio.timeout(self.deadline_s)
+    async def _recognise(
+        self, staged: Staged, tenant: tenants.Tenant
+    ) -> tuple[list[PageText], PreviewResult]:
+        ends = asyncio.get_running_loop().time() + self.deadline_s
+        self.lane.enter()  # 429 when full; given back when the work ends, not the request
+        began = time.monotonic()
+        work = asyncio.ensure_future(read_on_workers(self.client, staged, tenant.name, ends))
+        work.add_done_callback(lambda done: self.lane.leave(_took(done, began)))
+        deadline = asyncio.timeout_at(ends)
         try:
             async with deadline:
-                return await self.lane.recognise(staged.path, staged.media_type, self.limits, stop)
-        except (UploadError, DocumentRejected):
-            raise
+                # Shielded: past the deadline the work still ends, cleans up, frees its place.
+                return await asyncio.shield(work)
+        except WorkflowFailureError as err:
+            code, message = failure_of(err, timeout=Code.PREVIEW_TIMEOUT, default=Code.OCR_ERROR)
+            raise _refusal(code, message) from None
+        except StoreUnavailable:
+            raise  # the app answers 503 STORE_UNAVAILABLE, as on every route
         except Exception as err:
             if deadline.expired():
-                stop.set()  # the work ends before its next page and gives its place back
                 raise UploadError(
                     504, Code.PREVIEW_TIMEOUT, f"no answer within {self.deadline_s:g} s"
                 ) from None
-            # The engine or the sandbox failed: transient. Only the type is logged:
-            # a decoder's or an engine's message could quote the page.
+            # Temporal or the workers failed: transient. Only the type is logged.
             _LOG.warning("preview_failed", error=type(err).__name__)
             raise UploadError(
                 503, Code.OCR_ERROR, "the preview failed; retry later", FAILED_RETRY_S
             ) from None
 
 
-def _answer(staged: Staged, pages: list[PageText], engine: OcrEngine) -> dict[str, Any]:
+def _took(work: asyncio.Future[Any], began: float) -> float | None:
+    """The seconds a preview took when it answered with pages; None when it did not."""
+    if work.cancelled() or work.exception() is not None:  # retrieved: never "unhandled"
+        return None
+    return time.monotonic() - began
+
+
+def _refusal(code: Code, message: str) -> UploadError:
+    """How the workers' refusal of the bytes, or their failure, answers over HTTP."""
+    if code is Code.PREVIEW_TIMEOUT:
+        return UploadError(504, code, message)
+    if code in REJECT_CODES:
+        return UploadError(_STATUS.get(code, 422), code, message)
+    _LOG.warning("preview_failed", error=code.value)
+    return UploadError(503, Code.OCR_ERROR, "the preview failed; retry later", FAILED_RETRY_S)
+
+
+def _answer(staged: Staged, pages: list[PageText], engine: PreviewResult) -> dict[str, Any]:
     return {
         "evidentiary": False,
         "notice": "preview only: not stored, not signed, not in the ledger",
         "sha256": staged.sha256,
         "media_type": staged.media_type,
-        "engine": {"name": engine.name, "version": engine.version},
+        "engine": {"name": engine.engine, "version": engine.engine_version},
         "pages": [p.model_dump(include=_PAGE_FIELDS) for p in pages],
     }
 

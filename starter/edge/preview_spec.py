@@ -1,39 +1,17 @@
-"""The preview's limits and its part of the OpenAPI document (``starter.edge.openapi``).
+"""The preview's part of the OpenAPI document (``starter.edge.openapi``).
 
-Light on purpose: the contract and the route read the same numbers here, and
-building the document loads no engine or sandbox code.
+The limits it states are the ones the edge and the OCR workers enforce
+(``custody.previews``); building the document loads no engine or sandbox code.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from custody.limits import PolicyLimits
+from custody.previews import max_side, preview_limits
 
-MAX_BYTES = 10 * 1024 * 1024
-MAX_PAGES = 2
-MAX_SIDE_PX = 10_000
 PREVIEW_TYPES = ("application/pdf", "image/png", "image/jpeg", "image/tiff")
-
-L = TypeVar("L", bound=PolicyLimits)
-
-
-def preview_limits(limits: L, deadline_s: float | None = None) -> L:
-    """The deployment's intake policy held to the preview's limits (never loosened)."""
-    update: dict[str, Any] = {
-        "max_bytes": min(limits.max_bytes, MAX_BYTES),
-        "max_pages": min(limits.max_pages, MAX_PAGES),
-        # The side limit of a PDF page, checked before it is rendered.
-        "max_page_inches": min(limits.max_page_inches, MAX_SIDE_PX / limits.ocr_dpi),
-    }
-    if deadline_s is not None:  # no render may outlive the answer
-        update["decode_timeout_s"] = min(limits.decode_timeout_s, deadline_s)
-    return limits.model_copy(update=update)
-
-
-def max_side(limits: PolicyLimits) -> int:
-    """The longest page side a preview takes, in pixels as rendered for OCR."""
-    return round(limits.max_page_inches * limits.ocr_dpi)
 
 
 def _error(description: str, retry_after: bool = False) -> dict[str, Any]:
@@ -62,9 +40,11 @@ def preview_path(limits: PolicyLimits) -> dict[str, Any]:
             f"{held.max_pages} pages (413 PAGE_LIMIT) and {max_side(held)} px a side "
             "as rendered for OCR (413 PIXEL_LIMIT), under every other intake rule. "
             "The answer comes within the deployment's deadline after the body's last "
-            "byte (CUSTODY_PREVIEW_DEADLINE_S), else 504 PREVIEW_TIMEOUT. Nothing is "
-            "kept: no workflow, no stored object, no ledger entry.",
+            "byte (CUSTODY_PREVIEW_DEADLINE_S), else 504 PREVIEW_TIMEOUT. The page is "
+            "read on the OCR workers; nothing is kept: no document workflow, no stored "
+            "object (the scratch copies are deleted), no ledger entry.",
             "security": [{"apiKey": []}],
+            "x-custody-scope": "upload",
             "requestBody": {
                 "required": True,
                 "content": {
@@ -81,7 +61,7 @@ def preview_path(limits: PolicyLimits) -> dict[str, Any]:
                 },
                 "400": _error("malformed request: BAD_HEADER, LENGTH_MISMATCH, EMPTY"),
                 "401": _error("missing or invalid API key (UNAUTHENTICATED)"),
-                "403": _error("revoked API key (KEY_REVOKED)"),
+                "403": _error("revoked API key (KEY_REVOKED) or no upload scope (SCOPE_DENIED)"),
                 "408": _error("the body arrived too slowly (BODY_TOO_SLOW)"),
                 "413": _error("over the byte, page or pixel limit (TOO_LARGE, PAGE_LIMIT, ...)"),
                 "415": _error("unsupported or mismatched content type (UNSUPPORTED_TYPE)"),

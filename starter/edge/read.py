@@ -23,17 +23,20 @@ from starter.edge import manual
 
 
 async def document_view(client: CustodyClient, sha: str, tenant: str) -> dict[str, Any]:
-    """State, code, pages, and the published result once there is one."""
+    """State, code, pages, and the published result (text and fields) once there is one."""
     try:
         body = await _state(client, sha, tenant)
     except NotFound:
         return await _parked(client, sha, tenant)
     if body["state"] == DocState.PUBLISHED:
-        res = await asyncio.to_thread(queries.result, client, sha, tenant)
+        # No event here: the edge records one for the exact body it sends (app.Edge.document).
+        res = await asyncio.to_thread(queries.stored_result, client.store, sha, tenant)
         body["result"] = {
             "text": res.text,
             "mean_confidence": res.record.mean_confidence,
             "pages": [{"page": p.page, "mean_confidence": p.mean_confidence} for p in res.pages],
+            # Beside the text, in the same body: the one read event hashes both.
+            "fields": {name: f.model_dump(mode="json") for name, f in res.fields.items()},
         }
     return body
 

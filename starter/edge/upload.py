@@ -21,10 +21,11 @@ from typing import Any
 
 from activities.scratch import StagingArea
 from custody import ids
-from custody.errors import Code, CustodyError
+from custody.doctypes import TYPE_NAME
+from custody.errors import Code, CustodyError, UsageError
 from custody.errors import UploadError as UploadError
-from custody.fields import DocType
 from custody.settings import Settings
+from custody.state.rules import get_policy, known_type
 from custody.stores import ObjectStore
 from starter.edge.inflight import Ticket
 
@@ -45,10 +46,26 @@ _DIGITS = re.compile(r"[0-9]{1,18}")
 
 @dataclass
 class Staged:
+    """A body written to the staging folder, hashed and counted on the way (the one hash)."""
+
     path: Path
     sha256: str
     size: int
     media_type: str
+
+
+@dataclass(frozen=True)
+class UploadOptions:
+    """What an upload's headers say, checked before a byte of the body is read."""
+
+    media_type: str
+    #: ``Content-Length``; None when the body is chunked.
+    length: int | None
+    idempotency_key: str | None
+    source_id: str | None
+    #: ``Custody-Priority: high``; the reserved lane only for tenants allowed it.
+    priority: bool
+    document_type: str | None
 
 
 @dataclass(frozen=True)
@@ -127,11 +144,12 @@ def sniff(head: bytes) -> str:
     return next((t for magic, t in MEDIA_TYPES if head.startswith(magic)), "")
 
 
-#: Custody-Document-Type: the submitter names the document's type (else it is classified).
-DOC_TYPES = frozenset(t.value for t in DocType)
+#: Custody-Document-Type: the submitter names the document's type (else it is classified):
+#: a type's name (built in or configured, custody.doctypes), checked for the tenant in
+#: ``known_document_type`` once the tenant is known.
 
 
-def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
+def read_options(h: Mapping[str, str], settings: Settings) -> UploadOptions:
     """Everything the headers say, checked before a byte of the body is read."""
     media_type = h.get("content-type", "").split(";")[0].strip().lower()
     if media_type not in SUPPORTED:
@@ -158,18 +176,19 @@ def read_options(h: Mapping[str, str], settings: Settings) -> dict[str, Any]:
         ) from None
     priority = h.get("custody-priority", "").lower() == "high"
     doc_type = h.get("custody-document-type")
-    if doc_type is not None and doc_type not in DOC_TYPES:
-        raise UploadError(
-            400, Code.BAD_HEADER, f"Custody-Document-Type must be one of {sorted(DOC_TYPES)}"
-        )
-    return {
-        "media_type": media_type,
-        "length": length,
-        "idempotency_key": key,
-        "source_id": source_id,
-        "priority": priority,
-        "document_type": doc_type,
-    }
+    if doc_type is not None and re.fullmatch(TYPE_NAME, doc_type) is None:
+        raise UploadError(400, Code.BAD_HEADER, f"Custody-Document-Type must match {TYPE_NAME}")
+    return UploadOptions(media_type, length, key, source_id, priority, doc_type)
+
+
+def known_document_type(store: ObjectStore, tenant: str, name: str | None) -> None:
+    """A well-formed type the tenant's fields policy does not know is 422 UNKNOWN_TYPE."""
+    if name is None:
+        return
+    try:
+        known_type(get_policy(store, tenant), name)
+    except UsageError as err:
+        raise UploadError(422, Code.UNKNOWN_TYPE, err.detail) from None
 
 
 def _int_header(value: str | None, name: str, minimum: int) -> int | None:

@@ -19,6 +19,7 @@ from custody.canonical import canonical_json
 from custody.ledger.events import Ledger
 from custody.ledger.signing import public_keys
 from custody.models import OutcomeRecord, SignedRecord
+from custody.operators import SignedDecision
 from custody.stores import ObjectStore
 from starter.evidence.export import export_bundle as export_bundle
 from starter.evidence.trust import TrustAnchors
@@ -142,30 +143,50 @@ def sample(refs: list[DocumentRef], n: int, seed: int | None = None) -> list[Doc
 
 
 def decide(
-    store: ObjectStore, sha256: str, tenant: str | None, action: str, actor: str, reason: str
+    store: ObjectStore,
+    sha256: str,
+    tenant: str | None,
+    action: str,
+    decision: SignedDecision,
+    reason: str,
 ) -> str:
-    """Record an operator's decision on a quarantined document; returns the decision key."""
+    """Record a person's signed decision on a quarantined document; returns the decision key.
+
+    The reason (free text) is kept beside the decision in the store; the ledger
+    gets its hash and the decision's, and names the person who signed it.
+    """
     at = datetime.now(UTC)
     key = f"decisions/{ids.scope(tenant)}/{sha256}/{at:%Y%m%dT%H%M%S%fZ}-{action}.json"
     body = {
         "sha256": sha256,
         "tenant": tenant,
         "action": action,
-        "by": actor,
+        "by": decision.by,
         "reason": reason,
         "at": at.isoformat(),
+        "decision": decision.model_dump(mode="json"),
     }
     store.create(key, canonical_json(body))
     reason_hash = hashlib.sha256(reason.encode()).hexdigest()
     Ledger(store, tenant).append(
         f"quarantine_{action}",
         sha256=sha256,
-        actor=actor,
-        detail={"reason_sha256": reason_hash, "decision": key},
+        actor=decision.by,
+        detail={
+            "reason_sha256": reason_hash,
+            "decision": key,
+            "decision_sha256": decision.sha256(),
+        },
     )
     return key
 
 
 def final_decision(store: ObjectStore, sha256: str, tenant: str | None) -> str | None:
-    keys = list(store.list(f"decisions/{ids.scope(tenant)}/{sha256}/"))
+    """The newest quarantine decision (``release`` or ``reject``); other decisions kept
+    beside them (a redaction's approval, a review) are not quarantine decisions."""
+    keys = [
+        k
+        for k in store.list(f"decisions/{ids.scope(tenant)}/{sha256}/")
+        if k.endswith(("-release.json", "-reject.json"))
+    ]
     return keys[-1].rsplit("-", 1)[-1].removesuffix(".json") if keys else None

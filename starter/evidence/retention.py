@@ -24,10 +24,11 @@ from pydantic import BaseModel
 
 from custody import ids
 from custody.canonical import canonical_json
-from custody.errors import ConfigurationError, NotFound, UsageError
+from custody.errors import ConfigurationError, NotFound
 from custody.ledger.events import Ledger
 from custody.ledger.signing import PublicKeyRecord, Signature, Signer, verify
 from custody.models import OutcomeRecord, SignedRecord
+from custody.operators import SignedDecision
 from custody.settings import Settings
 from custody.stores import ObjectStore
 
@@ -51,6 +52,9 @@ class Approval(BaseModel):
 class SignedApproval(BaseModel):
     approval: Approval
     signature: Signature
+    #: The approver's own signed decision (custody.operators); None on approvals
+    #: from before named identities.
+    decision: SignedDecision | None = None
 
 
 class DeletionRecord(BaseModel):
@@ -114,25 +118,25 @@ def approve(
     policy: RetentionPolicy,
     sha256: str,
     tenant: str | None,
-    by: str,
+    decision: SignedDecision,
 ) -> tuple[str, SignedApproval]:
-    """Record an evidence owner's signed approval; the deletion waits for the period."""
-    if not by.strip():
-        raise UsageError(detail="--by names who approves")
+    """Record an evidence owner's approval, signed by them and by the system key; the
+    deletion waits for the period."""
     if concluded_at(store, sha256, tenant) is None:
         raise NotFound(f"{sha256} (no published record or outcome)")
     body = Approval(
-        sha256=sha256, tenant=tenant, by=by, policy=policy.name, days=policy.days,
+        sha256=sha256, tenant=tenant, by=decision.by, policy=policy.name, days=policy.days,
         approved_at=datetime.now(UTC),
     )  # fmt: skip
-    signed = SignedApproval(approval=body, signature=signer.sign(canonical_json(body)))
+    signature = signer.sign(canonical_json(body))
+    signed = SignedApproval(approval=body, signature=signature, decision=decision)
     key = f"{folder(sha256, tenant)}approval-{body.approved_at:%Y%m%dT%H%M%S%fZ}.json"
     data = canonical_json(signed)
     store.create(key, data)
     Ledger(store, tenant).append(
         APPROVED,
         sha256=sha256,
-        actor=by,
+        actor=decision.by,
         detail={"policy": policy.name, "approval": key,
                 "approval_sha256": hashlib.sha256(data).hexdigest()},
     )  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -31,7 +32,7 @@ from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
 
 from custody.converter import data_converter
-from custody.errors import ConfigurationError
+from custody.errors import Code, ConfigurationError
 from custody.keys.keyring import ensure_dev_keyring
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
@@ -180,6 +181,7 @@ class Stack:
         for service in self.services():
             if self.pid(service) is None:
                 log = self.home / "logs" / f"{service.name}.log"
+                _raise_misconfigured(service.name, log)
                 raise RuntimeError(f"{service.name} exited during start-up; see {log}")
 
     def down(self, timeout_s: float = 20.0, only: Collection[str] | None = None) -> list[str]:
@@ -199,6 +201,19 @@ class Stack:
 
     def running(self) -> dict[str, int | None]:
         return {s.name: self.pid(s) for s in self.services()}
+
+
+def _raise_misconfigured(name: str, log: Path) -> None:
+    """A worker that stopped as misconfigured (workers.common.run) left its code as the
+    last line of its log: raise that, so ``custody up`` answers with it (exit 9)."""
+    try:
+        record = json.loads(log.read_text().splitlines()[-1])
+    except (OSError, IndexError, ValueError):
+        return
+    if isinstance(record, dict) and record.get("event") == "worker_misconfigured":
+        code = str(record.get("code"))
+        detail = f"{name} did not start: {record.get('detail', '')}"
+        raise ConfigurationError(code if code in Code.__members__ else Code.CONFIGURATION, detail)
 
 
 async def _has_pollers(

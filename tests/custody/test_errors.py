@@ -20,6 +20,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.faults import coded
 from custody import errors
 from custody.errors import (
+    CANCEL_CODES,
     DELIVERY_FINAL_CODES,
     EGRESS_REFUSE_CODES,
     NON_RETRYABLE_CODES,
@@ -46,6 +47,7 @@ CODE_SETS = {
     "EGRESS_REFUSE": EGRESS_REFUSE_CODES,
     "DELIVERY_FINAL": DELIVERY_FINAL_CODES,
     "REQUEST": REQUEST_CODES,
+    "CANCEL": CANCEL_CODES,
 }
 # Codes deliberately in no set. None today: CONFIGURATION, the one code that is
 # neither an outcome nor only a request's answer, is TRANSIENT on purpose (an

@@ -20,3 +20,20 @@ def test_image_runs_as_the_manifests_user_and_ships_every_package() -> None:
     for package in packages:
         assert f"COPY {package} ./{package}" in text, package
         assert f"!{package}/**" in ignore, package
+
+
+def test_image_installs_only_from_the_hashed_lock() -> None:
+    """Both images install requirements/{run,gpu}.txt with hashes, then Custody with no deps."""
+    text = (DEPLOY / "Dockerfile").read_text()
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+    assert "!requirements/*.txt" in ignore
+    assert re.search(r"^ARG REQUIREMENTS=run$", text, re.M)
+    installs = re.findall(r"pip install ([^\n\\&]*)", text)
+    assert installs == [
+        "--require-hashes --no-deps -r requirements/build.txt ",
+        '--require-hashes --no-deps -r "requirements/${REQUIREMENTS}.txt"',
+        "--no-deps --no-build-isolation . ",
+    ], installs
+    assert "index-url" not in text and "find-links" not in text
+    for name in ("run", "gpu", "build"):
+        assert (DEPLOY.parent / "requirements" / f"{name}.txt").is_file(), name

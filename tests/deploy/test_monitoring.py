@@ -1,8 +1,9 @@
 """Every metric the alert rules and the dashboard name is one the code exports.
 
 The exported names are read from the code itself: each instrument created in
-workers/ (the Temporal runtime's meter: counters get ``_total``) and in
-starter/edge/ (prometheus_client: counters get ``_total``), histograms
+workers/ (the Temporal runtime's meter: counters get ``_total``), in
+starter/edge/ and in starter/client/ (admission, on the registry the edge
+serves; prometheus_client: counters get ``_total``), histograms
 exported as ``_bucket``, ``_sum`` and ``_count``.
 """
 
@@ -45,7 +46,11 @@ def _histogram_table(tree: ast.Module) -> set[str]:
 
 def exported() -> set[str]:
     found: set[str] = set()
-    for path in [*REPO.glob("workers/*.py"), *REPO.glob("starter/edge/*.py")]:
+    for path in [
+        *REPO.glob("workers/*.py"),
+        *REPO.glob("starter/edge/*.py"),
+        *REPO.glob("starter/client/*.py"),
+    ]:
         tree = ast.parse(path.read_text())
         found |= _histogram_table(tree)
         for node in ast.walk(tree):

@@ -24,8 +24,10 @@ from starter.client.submit import submit, wait
 from tests.deploy.conftest import DEPLOY
 from tests.helpers import Rig
 from workers.common import deployment_config
-from workers.versioning import VERSIONED_WORKFLOWS
+from workers.versioning import VERSIONED_WORKFLOWS, WORKFLOWS
 from workflows.document import DocumentWorkflow
+from workflows.preview import PreviewWorkflow
+from workflows.redact import RedactWorkflow
 from workflows.release import ReleaseWorkflow
 
 
@@ -40,15 +42,18 @@ def test_versioning_needs_both_name_and_build_id(tmp_path: Path) -> None:
 
 
 def test_versioning_each_workflow_type_states_its_behaviour() -> None:
-    """Documents are pinned, releases auto-upgrade, under their registered names."""
+    """Documents, previews and views are pinned, releases auto-upgrade, under their names."""
     behaviours = {}
     for cls in VERSIONED_WORKFLOWS:
         defn = workflow._Definition.must_from_class(cls)
         behaviours[defn.name] = defn.versioning_behavior
-    plain = [workflow._Definition.must_from_class(c) for c in (DocumentWorkflow, ReleaseWorkflow)]
+    plain = [workflow._Definition.must_from_class(c) for c in WORKFLOWS]
+    assert [DocumentWorkflow, ReleaseWorkflow, PreviewWorkflow, RedactWorkflow] == WORKFLOWS
     assert behaviours == {
         plain[0].name: VersioningBehavior.PINNED,
         plain[1].name: VersioningBehavior.AUTO_UPGRADE,
+        plain[2].name: VersioningBehavior.PINNED,
+        plain[3].name: VersioningBehavior.PINNED,
     }
     # The base classes state none: an unversioned worker must not send one.
     assert {d.versioning_behavior for d in plain} == {VersioningBehavior.UNSPECIFIED}

@@ -245,7 +245,10 @@ def scheduled_options(events: Iterable[HistoryEvent]) -> dict[str, Options]:
     return found
 
 
-async def scheduled(client: Client, workflow_id: str) -> dict[str, Options]:
-    """``scheduled_options`` of a run on the server."""
-    handle = client.get_workflow_handle(workflow_id)
+async def scheduled(
+    client: Client, workflow_id: str, run_id: str | None = None
+) -> dict[str, Options]:
+    """``scheduled_options`` of a run on the server (``run_id``: that run, not the newest:
+    a concluded document continues as a run of its outcome's type, which schedules nothing)."""
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
     return scheduled_options([e async for e in handle.fetch_history_events()])

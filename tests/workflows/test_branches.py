@@ -25,6 +25,7 @@ from temporalio.worker import Worker
 from custody.errors import REJECT_CODES, Code
 from custody.models import DocState, DocumentResult
 from tests.workflows.stand_ins import Quick, Script, StandIns, scheduled, start_document
+from workers.versioning import WORKFLOWS
 from workflows import retries as r
 from workflows.document import REASON_KEY, STATE_KEY, DocumentWorkflow
 
@@ -69,7 +70,7 @@ async def desk(temporal_client: Client) -> AsyncIterator[Desk]:
     queue = f"branches-{uuid4().hex[:10]}"
     activities = stand_ins.activities()
     async with Worker(
-        temporal_client, task_queue=queue, workflows=[DocumentWorkflow], activities=activities
+        temporal_client, task_queue=queue, workflows=WORKFLOWS, activities=activities
     ):
         yield Desk(temporal_client, stand_ins, queue)
 
@@ -83,7 +84,7 @@ async def test_workflow_schedules_each_step_as_it_always_did(desk: Desk) -> None
     published = await desk.run(Script())
     quarantined = await desk.run(Script(faults={"check": [Code.LOW_CONFIDENCE]}))
     options = await scheduled(desk.client, published.workflow_id)
-    options |= await scheduled(desk.client, quarantined.workflow_id)
+    options |= await scheduled(desk.client, quarantined.workflow_id, quarantined.run_id)
     assert {name: o[:4] for name, o in options.items()} == PINNED_OPTIONS
     assert {o[4:] == (2.0, r.NEVER_RETRY) for o in options.values()} == {True}
 

@@ -12,6 +12,7 @@ from custody import ids
 from custody.models import DocState
 from custody.queues import SA_REASON, SA_STATE
 from starter.bench.textmetrics import cer, word_f1
+from starter.client import review
 from starter.client.read import result
 from starter.client.submit import submit, wait
 from tests.helpers import CountingEngine, FailingEngine, Rig
@@ -110,16 +111,19 @@ async def test_pipeline_exhausted_ocr_retries_quarantine_with_code_and_attempts(
     assert StagingArea(settings.staging_path).files() == []
 
 
-async def test_pipeline_low_confidence_is_quarantined_not_published(rig: Rig) -> None:
-    """Below the confidence floor the document waits for review instead of publishing."""
+async def test_pipeline_low_confidence_waits_in_review_not_published(rig: Rig) -> None:
+    """Below the confidence floor the document waits in review (LOW_CONFIDENCE), its OCR
+    output held for the reviewer, instead of publishing or ending quarantined."""
     tenant = rig.tenant
     settings = rig.settings(confidence_floor=0.995, confidence_review=0.999)
     async with rig.pipeline(settings) as custody:
         sub = await submit(custody, rig.corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
         res = await wait(custody, sub.sha256, tenant=tenant)
-    assert res.state is DocState.QUARANTINED and res.code == "LOW_CONFIDENCE"
+        waiting = await review.status(custody, sub.sha256, tenant)
+        await custody.handle(sub.sha256, tenant).terminate("test over")  # nobody will decide
+    assert res.state is DocState.REVIEW and waiting.reasons == ["LOW_CONFIDENCE"]
     assert not custody.store.exists(ids.record_key(sub.sha256, tenant))
-    assert list(custody.store.list("work/")) == []
+    assert list(custody.store.list(ids.work_prefix(sub.sha256, tenant)))  # held for review
 
 
 async def test_pipeline_hash_mismatch_quarantines_without_retry(rig: Rig) -> None:

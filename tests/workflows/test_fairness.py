@@ -34,6 +34,7 @@ from custody.stores.local import LocalStore
 from starter.client import backlog
 from starter.client.connect import CustodyClient
 from tests.workflows.stand_ins import Script, StandIns, start_document
+from workers.versioning import WORKFLOWS
 from workflows.document import DocumentWorkflow
 
 
@@ -98,7 +99,7 @@ async def desk(client: Client) -> AsyncIterator[Desk]:
     async with Worker(
         client,
         task_queue=d.io,
-        workflows=[DocumentWorkflow],
+        workflows=WORKFLOWS,
         activities=[a for a in d.stand_ins.activities() if a != d.stand_ins.ocr],
     ):
         yield d

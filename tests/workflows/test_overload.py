@@ -22,8 +22,8 @@ from tests.workflows.test_replay import replay_and_keep
 from workers.budget import RetryBudget
 from workers.interceptors import OverloadInterceptor
 from workers.metrics import Overload
+from workers.versioning import WORKFLOWS
 from workflows import retries as r
-from workflows.document import DocumentWorkflow
 
 
 async def test_step_unclaimed_past_queue_bound_quarantines_queue_stalled(
@@ -37,7 +37,7 @@ async def test_step_unclaimed_past_queue_bound_quarantines_queue_stalled(
     async with Worker(
         temporal_client,
         task_queue=queue,
-        workflows=[DocumentWorkflow],
+        workflows=WORKFLOWS,
         activities=stand_ins.activities(),
         # The sandbox imports its own copy of workflows.retries: unsandboxed, the
         # shortened bound applies. The replay below runs sandboxed.
@@ -70,7 +70,7 @@ async def test_retries_past_worker_budget_fail_fast_and_quarantine(
     async with Worker(
         temporal_client,
         task_queue=queue,
-        workflows=[DocumentWorkflow],
+        workflows=WORKFLOWS,
         activities=stand_ins.activities(),
         interceptors=[OverloadInterceptor(budget, Overload.for_client(temporal_client))],
     ):

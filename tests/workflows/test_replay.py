@@ -6,8 +6,10 @@ server (published, rejected, quarantined; ``release-delivered``, recorded by
 ``release-failed`` by ``test_release_branches.py`` on stand-in activities;
 ``stalled``, recorded by ``test_overload.py``: a reserved-lane document, priority
 and fairness key on every step, quarantined QUEUE_STALLED at its schedule-to-start
-bound). ``release-*-v1`` are releases recorded before the step models (patch
-``release-step-models``): a release in flight across that upgrade replays them.
+bound); ``preview`` and ``redact``, recorded by ``tests/starter/edge/test_preview.py``
+and ``tests/starter/cli/test_redact.py``. ``release-*-v1`` are releases recorded
+before the step models (patch ``release-step-models``): a release in flight across
+that upgrade replays them.
 ``*-v1`` and ``*-v2`` are kept from earlier versions of the workflow (v2: before
 object references were signed), so documents still in flight across an upgrade
 keep replaying; the unsuffixed ones are the current shape, recorded with a
@@ -36,8 +38,7 @@ from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client.submit import submit, wait
 from tests.helpers import FailingEngine, make_settings, running_pipeline
-from workflows.document import DocumentWorkflow
-from workflows.release import ReleaseWorkflow
+from workers.versioning import WORKFLOWS
 
 HISTORIES = Path(__file__).parent / "histories"
 RECORD = os.environ.get("CUSTODY_RECORD_HISTORIES") == "1"
@@ -54,7 +55,8 @@ async def replay_and_keep(client: Client, workflow_id: str, name: str) -> None:
 
 
 def _replayer() -> Replayer:
-    return Replayer(workflows=[DocumentWorkflow, ReleaseWorkflow], data_converter=data_converter())
+    # Every workflow the I/O worker registers: a saved history of any of them must replay.
+    return Replayer(workflows=WORKFLOWS, data_converter=data_converter())
 
 
 async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
@@ -65,6 +67,7 @@ async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
         f"release-{state}{v}" for state in ("delivered", "refused", "failed") for v in ("", "-v1")
     }
     assert {f.stem for f in files} >= releases
+    assert {f.stem for f in files} >= {"preview", "redact"}
     for path in files:
         history = WorkflowHistory.from_json(path.stem, path.read_text())
         result = await _replayer().replay_workflow(history)

@@ -45,6 +45,7 @@ from starter.evidence.verify.receipts import receipt_checks
 from starter.evidence.verify.redactions import redaction_checks
 from starter.evidence.verify.report import Check, Report, failed
 from starter.evidence.verify.report import report as _report
+from starter.evidence.verify.reviews import review_checks
 from starter.evidence.verify.versions import versions_check
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -149,6 +150,7 @@ def _published_checks(
     checks += [outcome] if outcome else []
     checks += receipt_checks(store, anchors.trusted(keys), sha256, tenant)
     checks += redaction_checks(ledger, sha256, raw, events, _signature_check(keys, anchors))
+    checks += review_checks(ledger, sha256, raw, events, _signature_check(keys, anchors))
     return checks + document_ledger_checks(ledger, events, indexed, record.packet_event)
 
 

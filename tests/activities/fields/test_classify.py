@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from activities.fields import extract
+from custody.doctypes import shipped_types
 from custody.fields import DocType
 from custody.models import PageText, Word
 
@@ -48,3 +49,18 @@ def test_classify_without_cues_is_an_unsure_form() -> None:
     """A page with no cue words is a generic form, at no more than even confidence."""
     kind = extract([_page("lorem", "ipsum")]).classification
     assert (kind.type, kind.confidence) == (DocType.FORM, 0.5)
+
+
+def test_classify_a_table_of_figures_without_receipt_words_is_a_form() -> None:
+    """Twelve amounts beside one receipt word are a form's table, not a receipt."""
+    figures = [f"{n}.{n % 10}0" for n in range(1, 13)]
+    assert extract([_page("SUBJECT:", "DATE:", "Total", *figures)]).classification.type == "form"
+    assert extract([RECEIPT]).classification.type == "receipt"
+
+
+def test_classify_a_configured_type_by_its_cue_words() -> None:
+    """Given the shipped types, a page saying discharge, admitted, allergies is a discharge."""
+    page = _page("Discharge", "summary", "Admitted:", "Allergies:", "Patient:")
+    kind = extract([page], configured=shipped_types()).classification
+    assert (kind.type, kind.how) == ("discharge", "classified")
+    assert extract([page]).classification.type != "discharge"  # unknown unless configured

@@ -1,7 +1,8 @@
 """Extraction on words the real default OCR engine reads, computed at test time (nothing committed).
 
-One drawn referral, one SROIE receipt and one FUNSD form are recognised once
-per session; the receipt's truth is read from the corpus annotation in place.
+One drawn referral, one SROIE receipt and two FUNSD forms are recognised once
+per session; the receipt's truth and the tuning form's links are read from
+the corpus annotations in place.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from activities.fields.normalise import decimal_text, iso_date
 from custody.fields import DocType
 from custody.models import PageText
 from custody.settings import Settings
+from starter.bench.pairs import PairTally, links_for
 from starter.bench.referrals import generate
 
 CORPUS = Path("/work/shared/corpus/ocr_gt")
 RECEIPT, FORM = "sroie_022", "funsd_82092117"
+#: A forms_dev form the linkers were tuned on (labels in a column, a table): a guard.
+DEV_FORM = CORPUS.parent / "forms_dev" / "funsd_0001209043.png"
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +40,7 @@ def read() -> Iterator[dict[str, list[PageText]]]:
         "referral": [np.asarray(p.convert("L")) for p in generate(0, 7).pages],
         RECEIPT: [np.asarray(Image.open(CORPUS / f"{RECEIPT}.jpg").convert("L"))],
         FORM: [np.asarray(Image.open(CORPUS / f"{FORM}.png").convert("L"))],
+        DEV_FORM.stem: [np.asarray(Image.open(DEV_FORM).convert("L"))],
     }
     # As the OCR activity does: the engine's words, then the page's checkboxes.
     yield {
@@ -55,7 +60,7 @@ def test_extract_classifies_real_pages(read: dict[str, list[PageText]]) -> None:
     kinds = {stem: extract(pages).classification for stem, pages in read.items()}
     assert kinds["referral"].type == DocType.REFERRAL
     assert kinds[RECEIPT].type == DocType.RECEIPT
-    assert kinds[FORM].type == DocType.FORM
+    assert kinds[FORM].type == kinds[DEV_FORM.stem].type == DocType.FORM
     assert all(k.how == "classified" for k in kinds.values())
 
 
@@ -80,3 +85,12 @@ def test_extract_pairs_questions_and_answers_on_a_form(read: dict[str, list[Page
     pairs = extract(read[FORM]).pairs
     assert pairs
     assert all(p.key and p.value and p.page == 0 for p in pairs)
+
+
+def test_extract_pairs_a_tuning_form_as_funsd_links_it(read: dict[str, list[PageText]]) -> None:
+    """On a form of labels and a table, end to end from OCR: most links, hardly a wrong pair."""
+    tally = PairTally()
+    tally.add(links_for(DEV_FORM) or [], extract(read[DEV_FORM.stem]).pairs)
+    figures = tally.figures()
+    assert figures["expected"] == 60
+    assert figures["correct"] >= 25 and figures["precision"] >= 0.9

@@ -24,6 +24,16 @@ REFERRAL = [
     "Referring clinician:  Dr. Grace Okafor",
     "Reason for referral:  Persistent knee pain",
 ]
+#: A discharge summary: the shipped configured type (custody.doctypes), drawn.
+DISCHARGE = [
+    "ST MARY'S HOSPITAL",
+    "Discharge summary",
+    "Patient:              Amara Lindqvist",
+    "Admitted:             3 March 2026",
+    "Date of discharge:    14/03/2026",
+    "Allergies:            penicillin - none known; latex - rash",
+    "Discharged by:        Dr. Tomas Berg",
+]
 GERMAN = [
     "Sehr geehrte Kolleginnen und Kollegen,",
     "wir überweisen den Patienten wegen anhaltender",

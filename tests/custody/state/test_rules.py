@@ -8,15 +8,19 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from custody.errors import Code
+from custody.errors import Code, UsageError
 from custody.fields import Classification, DocType, Extraction, FoundField
 from custody.state.rules import (
     DEFAULT_POLICY,
     FieldsPolicy,
     TypeRules,
+    configured_types,
     evaluate,
     get_policy,
+    known_type,
     set_policy,
+    type_fields,
+    type_rules,
 )
 from custody.stores.local import LocalStore
 
@@ -94,3 +98,86 @@ def test_rules_policy_refuses_a_rule_on_a_field_the_type_lacks() -> None:
     """A required field a type never has is refused when the policy is made, not at check."""
     with pytest.raises(ValidationError, match="referral has no field total"):
         _policy(required=["total"])
+
+
+INCIDENT = {
+    "cues": ["incident"],
+    "fields": {
+        "reference": {"labels": ["Incident No"], "type": "identifier", "pattern": r"INC-\d{4}"},
+        "occurred": {"labels": ["Date of incident"], "type": "date", "required": True},
+    },
+}
+
+
+def _typed(kind: str, **values: str | None) -> Extraction:
+    return _referral(**values).model_copy(
+        update={"classification": Classification(type=kind, how="declared", confidence=1)}
+    )
+
+
+def test_rules_policy_declares_a_type_by_configuration() -> None:
+    """A tenant's type is known beside the built-in and shipped ones, and may be expected."""
+    policy = FieldsPolicy.model_validate(
+        {"expected_types": ["incident"], "types": {"incident": INCIDENT}}
+    )
+    assert set(type_fields(policy)) == {"referral", "receipt", "form", "discharge", "incident"}
+    assert configured_types(policy)["incident"].fields["occurred"].required
+    assert known_type(policy, "discharge") == "discharge"
+    with pytest.raises(UsageError) as unknown:
+        known_type(policy, "invoice")
+    assert unknown.value.code is Code.UNKNOWN_TYPE
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ({"types": {"referral": INCIDENT}}, "referral is built in"),
+        ({"types": {"Incident!": INCIDENT}}, "type names must match"),
+        ({"expected_types": ["invoice"]}, "no document type invoice"),
+        ({"rules": {"invoice": {}}}, "no document type invoice"),
+        ({"rules": {"discharge": {"required": ["total"]}}}, "discharge has no field total"),
+        ({"rules": {"referral": {"patterns": {"participant_id": "(["}}}}, "does not compile"),
+    ],
+)
+def test_rules_policy_refuses_types_it_cannot_judge(
+    declared: dict[str, object], message: str
+) -> None:
+    """A built-in name reused, a bad name, an unknown type or field, a bad pattern: refused."""
+    with pytest.raises(ValidationError, match=message):
+        FieldsPolicy.model_validate(declared)
+
+
+def test_rules_configured_type_judges_by_its_own_declaration() -> None:
+    """Its required fields and patterns are its rules; the policy's rules add what to do."""
+    policy = FieldsPolicy.model_validate(
+        {"types": {"incident": INCIDENT}, "rules": {"incident": {"on_missing": "quarantine"}}}
+    )
+    assert (
+        evaluate(
+            _typed("incident", reference="INC-0042", occurred="2026-03-01"), policy, TODAY
+        ).review
+        == []
+    )
+    missing = evaluate(_typed("incident", reference="INC-0042"), policy, TODAY)
+    assert missing.missing == ("occurred",) and missing.code is Code.FIELDS_MISSING
+    wrong = evaluate(_typed("incident", reference="42", occurred="2027-01-01"), policy, TODAY)
+    assert wrong.invalid == ("occurred", "reference") and wrong.code is Code.FIELD_INVALID
+
+
+def test_rules_shipped_discharge_reviews_a_missing_date_for_every_tenant() -> None:
+    """No policy set: a discharge summary without its discharge date goes to review, named."""
+    read = _typed("discharge", patient="A. Patient", admitted="2026-03-01")
+    verdict = evaluate(read, DEFAULT_POLICY, TODAY)
+    assert verdict.review == ["discharged"] and verdict.code is None
+
+
+def test_rules_policy_stored_before_configured_types_still_reads() -> None:
+    """A policy's JSON as #15 stored it (no types, enum values as strings) decodes the same."""
+    old = (
+        '{"expected_types":["referral"],"languages":[],"on_language":"quarantine",'
+        '"rules":{"referral":{"required":["consent"],"dates":[],"patterns":{},'
+        '"on_missing":"review","on_invalid":"quarantine"}}}'
+    )
+    policy = FieldsPolicy.model_validate_json(old)
+    assert policy.expected_types == ("referral",) and policy.types == {}
+    assert type_rules(policy, "referral") == TypeRules(required=("consent",))

@@ -19,8 +19,8 @@ from custody.state.ocr_config import PIN_KEY, ConfigRegistry, OcrConfig
 from custody.state.pools import LIMITS_KEY, read_limits, set_limit
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
+from starter.client.pause import STATE_KEY, is_paused, set_paused
 from starter.edge import tenants
-from starter.edge.admission import STATE_KEY, is_paused, set_paused
 from starter.edge.tenants import AuthError
 
 CONFIG = OcrConfig(engine="tesseract", version="5.3.4", params={"psm": 3})

@@ -1,9 +1,10 @@
-"""Every read is accounted for: HTTP reads, ``custody result`` and evidence bundles.
+"""Every read is accounted for: HTTP reads, ``custody result``, the SDK's ``result`` and bundles.
 
-One real document is published for the module (the default Tesseract engine)
-under a tenant with an API key. Each way its content leaves must append one
-egress event whose ``bytes_sha256`` is the SHA-256 of exactly the bytes handed
-out, and when that event cannot be written, nothing may be handed out.
+One real scan and one drawn discharge summary are published for the module
+(the default engine) under a tenant with an API key. Each way their content
+leaves, the fields read included, must append one egress event whose
+``bytes_sha256`` is the SHA-256 of exactly the bytes handed out, and when that
+event cannot be written, nothing may be handed out.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import asyncio
 import hashlib
 import io
+import json
 import os
 import sys
 from contextlib import redirect_stdout
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from openapi_schema_validator import OAS30Validator
 from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
@@ -31,9 +34,12 @@ from starter.cli.actor import operator
 from starter.cli.documents import result as cli_result
 from starter.client.connect import CustodyClient
 from starter.client.read import result as read_result
-from starter.client.submit import submit
+from starter.client.submit import submit, wait
 from starter.edge import tenants
+from starter.edge.openapi import SPEC
 from starter.evidence.bundle import export_bundle
+from tests.activities.rules.drawn import DISCHARGE
+from tests.activities.rules.drawn import png as drawn
 from tests.helpers import make_settings, publish_scan, running_pipeline
 from tests.starter.edge.conftest import EdgeHarness, custody_client, png
 
@@ -46,6 +52,8 @@ class Published:
     auth: dict[str, str]
     sha256: str
     text: str
+    #: A discharge summary: a configured type, its fields read.
+    discharge: str
 
     @property
     def store(self) -> LocalStore:
@@ -66,10 +74,12 @@ async def published(
     tenant = "reads-" + os.urandom(4).hex()
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
         sha = await publish_scan(custody, corpus, tenant)
+        summary = await submit(custody, drawn(DISCHARGE), tenant=tenant, document_type="discharge")
+        await wait(custody, summary.sha256, tenant=tenant)
         record, key = tenants.add(custody.store, tenant)
         text = read_result(custody, sha, tenant).text
     auth = {"Authorization": f"Bearer {key}"}
-    return Published(settings, tenant, record.key_id, auth, sha, text)
+    return Published(settings, tenant, record.key_id, auth, sha, text, summary.sha256)
 
 
 def _events(p: Published) -> list[eg.EgressRecord]:
@@ -153,6 +163,69 @@ async def test_egress_read_cli_result_records_the_printed_bytes(published: Publi
     assert event.actor == operator() and event.documents == [p.sha256]
 
 
+async def test_egress_read_http_carries_the_fields_beside_the_text(
+    temporal_client: Client, published: Published
+) -> None:
+    """The body gives each field's state, value, confidence, page and box, as the contract
+    says; the one read event hashes the body with them."""
+    p = published
+    before = _events(p)
+    async with EdgeHarness(custody_client(temporal_client, p.settings)) as edge:
+        resp = await edge.http.get(f"/v1/documents/{p.discharge}", headers=p.auth)
+    assert resp.status_code == 200
+    fields = resp.json()["result"]["fields"]
+    assert fields["discharged"] == {**fields["discharged"], "state": "value", "value": "2026-03-14"}
+    assert fields["patient"]["value"] == "Amara Lindqvist" and len(fields["patient"]["box"]) == 4
+    assert 0 < fields["patient"]["confidence"] < 1 and fields["patient"]["page"] == 0
+    schema = {**SPEC["components"]["schemas"]["Document"], "components": SPEC["components"]}
+    OAS30Validator(schema).validate(resp.json())
+    event = _new_event(p, before)
+    assert event.bytes_sha256 == hashlib.sha256(resp.content).hexdigest()
+    assert event.documents == [p.discharge]
+
+
+async def test_egress_read_cli_result_shows_the_fields_and_records_them(
+    temporal_client: Client, published: Published
+) -> None:
+    """``custody result``: fields at the top level in JSON, one line each for people; each
+    printout is one read event hashing exactly what was printed."""
+    p = published
+    client = CustodyClient(temporal=temporal_client, store=p.store, settings=p.settings)
+    printed = {}
+    for as_json in (True, False):
+        before = _events(p)
+        args = argparse.Namespace(sha256=p.discharge, tenant=p.tenant, json=as_json)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert await cli_result(args, client) == 0
+        event = _new_event(p, before)
+        assert event.bytes_sha256 == hashlib.sha256(out.getvalue().encode()).hexdigest()
+        printed[as_json] = out.getvalue()
+    data = json.loads(printed[True])
+    assert data["fields"]["admitted"]["value"] == "2026-03-03"
+    assert set(data["fields"]["clinician"]) == {"state", "value", "confidence", "page", "box"}
+    assert "-- fields (discharge)" in printed[False]
+    assert "admitted" in printed[False] and "2026-03-03" in printed[False]
+
+
+def test_egress_read_sdk_result_records_the_view_it_hands_out(
+    temporal_client: Client, published: Published
+) -> None:
+    """``starter.result()`` appends one ``read`` event hashing the view's JSON, naming the actor."""
+    p = published
+    client = CustodyClient(temporal=temporal_client, store=p.store, settings=p.settings)
+    before = _events(p)
+    view = read_result(client, p.sha256, p.tenant, actor="svc:referrals")
+    event = _new_event(p, before)
+    assert view.text == p.text
+    assert event.kind is eg.EgressKind.READ
+    assert event.bytes_sha256 == hashlib.sha256(view.model_dump_json().encode()).hexdigest()
+    assert (event.actor, event.documents, event.policy) == ("svc:referrals", [p.sha256], "read")
+    again = _events(p)
+    read_result(client, p.sha256, p.tenant)  # no actor given: the OS user, marked sdk:
+    assert _new_event(p, again).actor.startswith("sdk:")
+
+
 def test_egress_export_bundle_records_the_zip_hash(published: Published, tmp_path: Path) -> None:
     """An evidence export appends one ``export`` event hashing the zip file written."""
     p = published
@@ -189,6 +262,8 @@ async def test_egress_unrecorded_read_hands_nothing_out(
     assert p.text.splitlines()[0] not in resp.text
     with pytest.raises(StoreUnavailable):
         export_bundle(down, p.sha256, p.tenant, tmp_path / "b.zip", actor="auditor")
+    with pytest.raises(StoreUnavailable):  # the SDK's read returns nothing either
+        read_result(client, p.sha256, p.tenant)
     assert not (tmp_path / "b.zip").exists()
     # The CLI's handler in this process, on the faulty store: nothing reaches stdout.
     args = argparse.Namespace(sha256=p.sha256, tenant=p.tenant, json=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,8 @@ from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.client.connect import CustodyClient
 from starter.edge import tenants
-from starter.edge.admission import Admission
 from starter.edge.app import create_app
+from starter.edge.scopes import DEFAULT_SCOPES, Scope
 from tests.helpers import make_settings
 
 SettingsFactory = Callable[..., Settings]
@@ -76,21 +76,24 @@ class EdgeHarness:
 
     def __init__(self, client: CustodyClient) -> None:
         self.client = client
-        self.admission = Admission(client)
-        self.app = create_app(client, self.admission)
+        self.admission = client.admission  # the SDK's, which submit asks
+        self.app = create_app(client)
         self.http = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=self.app), base_url="http://edge"
         )
         self._scraper: dict[str, str] | None = None
 
-    def tenant(self, name: str, *, priority: bool = False) -> dict[str, str]:
-        _, key = tenants.add(self.client.store, name, priority=priority)
+    def tenant(
+        self, name: str, *, priority: bool = False, scopes: Sequence[Scope] = DEFAULT_SCOPES
+    ) -> dict[str, str]:
+        """A new tenant's headers, its key with ``scopes`` (upload and read, as ``tenants add``)."""
+        _, key = tenants.add(self.client.store, name, priority=priority, scopes=scopes)
         return {"Authorization": f"Bearer {key}"}
 
     async def scrape(self) -> str:
         """``/metrics`` as a scraper reads it: with a tenant's key of its own."""
         if self._scraper is None:
-            self._scraper = self.tenant(f"scraper-{uuid.uuid4().hex[:8]}")
+            self._scraper = self.tenant(f"scraper-{uuid.uuid4().hex[:8]}", scopes=[Scope.ADMIN])
         resp = await self.http.get("/metrics", headers=self._scraper)
         resp.raise_for_status()
         return resp.text

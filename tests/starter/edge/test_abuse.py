@@ -10,6 +10,7 @@ import pytest
 from custody.errors import Code
 from custody.settings import Settings
 from starter.edge.openapi import SPEC
+from starter.edge.scopes import Scope
 from starter.edge.upload import UploadError, read_options
 from tests.starter.edge.conftest import EdgeHarness, png
 
@@ -82,14 +83,18 @@ async def test_edge_rotating_source_ids_hit_the_tenant_rate(
 
 
 async def test_edge_metrics_requires_an_api_key(edge_for: EdgeFactory, tenant: str) -> None:
-    """/metrics answers 401 without a valid bearer key and 200 with one; the spec says so."""
+    """/metrics answers 401 without a valid bearer key, 403 to a key without the admin
+    scope and 200 with it; the spec says so."""
     async with edge_for() as edge:
         bare = await edge.http.get("/metrics")
         wrong = await edge.http.get("/metrics", headers={"Authorization": "Bearer nope"})
-        keyed = await edge.http.get("/metrics", headers=edge.tenant(tenant))
+        scanner = await edge.http.get("/metrics", headers=edge.tenant(tenant))
+        admin = edge.tenant(f"{tenant}-ops", scopes=[Scope.ADMIN])
+        keyed = await edge.http.get("/metrics", headers=admin)
         spec = await edge.http.get("/openapi.json")
     assert (bare.status_code, bare.json()["error"]) == (401, "UNAUTHENTICATED")
     assert (wrong.status_code, wrong.json()["error"]) == (401, "UNAUTHENTICATED")
+    assert (scanner.status_code, scanner.json()["error"]) == (403, "SCOPE_DENIED")
     assert keyed.status_code == 200 and "custody_documents_waiting" in keyed.text
     assert spec.status_code == 200  # public on purpose: see starter.edge.app
     assert SPEC["paths"]["/metrics"]["get"]["security"] == [{"apiKey": []}]

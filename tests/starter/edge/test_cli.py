@@ -10,8 +10,8 @@ from custody.settings import Settings
 from custody.state.pools import read_limits
 from custody.stores import open_store
 from starter.cli.registry import build_parser
+from starter.client.pause import is_paused
 from starter.edge import tenants
-from starter.edge.admission import is_paused
 from tests.starter.edge.conftest import SettingsFactory
 
 

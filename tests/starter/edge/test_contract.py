@@ -1,33 +1,38 @@
 """The OpenAPI document against a real ``custody serve``: Schemathesis finds nothing.
 
 The edge runs as the CLI runs it (its own process, uvicorn on a free loopback
-port, a Temporal dev server behind it) and Schemathesis fuzzes it from the
-document it serves, with every check on. A constraint the server enforces and
+port, a Temporal dev server behind it, and both workers, in this process, for
+previews: the OCR worker with the quick stand-in engine, since the contract
+is about the edge's answers, not the text) and Schemathesis fuzzes it from
+the document it serves, with every check on. A constraint the server enforces and
 the document does not state (a header pattern, a maximum) shows up here as a
 schema-valid request the server refuses, or a refusal the document never lists.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
+from temporalio.client import Client
 
 from custody.limits import PolicyLimits
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.edge import tenants
 from starter.edge.openapi import document
-from tests.helpers import make_settings
-from tests.starter.edge.conftest import png
+from starter.edge.scopes import MINTABLE
+from tests.helpers import make_settings, running_pipeline
+from tests.starter.edge.conftest import QuickEngine, png
 
 # Per operation and phase; the run takes 15-30 s on two cores.
 MAX_EXAMPLES = 40
@@ -48,8 +53,8 @@ checks.negative_data_rejection.expected-statuses = [
     "400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx",
 ]
 
-# A preview answers within its deadline (CUSTODY_PREVIEW_DEADLINE_S, 30 s), the
-# first after loading the engine: longer than Schemathesis's default of 10 s.
+# A preview answers within its deadline (CUSTODY_PREVIEW_DEADLINE_S, 30 s), read
+# on the OCR worker: longer than Schemathesis's default of 10 s on a busy box.
 [[operations]]
 include-path = "/v1/preview"
 request-timeout = 60
@@ -90,10 +95,13 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture
-def served_edge(tmp_path: Path, temporal_address: str) -> Iterator[tuple[str, str]]:
-    """``custody serve`` in a child process: its base URL and one tenant's API key."""
+async def served_edge(
+    tmp_path: Path, temporal_address: str, temporal_client: Client
+) -> AsyncIterator[tuple[str, str]]:
+    """``custody serve`` in a child process, the workers here: its base URL and an API key."""
     settings = make_settings(tmp_path / "home", temporal_address)
-    _, key = tenants.add(LocalStore(settings.objects_dir), "contract")
+    store = LocalStore(settings.objects_dir)
+    _, key = tenants.add(store, "contract", scopes=MINTABLE)  # every route's scope
     port = _free_port()
     env = {
         **os.environ,
@@ -110,8 +118,9 @@ def served_edge(tmp_path: Path, temporal_address: str) -> Iterator[tuple[str, st
     proc = subprocess.Popen(argv, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_up(f"{base}/openapi.json", proc)
-        yield base, key
+        await asyncio.to_thread(_wait_until_up, f"{base}/openapi.json", proc)
+        async with running_pipeline(temporal_client, settings, QuickEngine(), store=store):
+            yield base, key
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -126,13 +135,13 @@ def _upload_one(base: str, key: str) -> str:
     return sha
 
 
-def test_edge_contract_schemathesis_finds_nothing(
+async def test_edge_contract_schemathesis_finds_nothing(
     served_edge: tuple[str, str], tmp_path: Path
 ) -> None:
     """Every check of Schemathesis, over every operation, passes against the served document."""
     base, key = served_edge
     config = tmp_path / "schemathesis.toml"
-    config.write_text(CONFIG % _upload_one(base, key))
+    config.write_text(CONFIG % await asyncio.to_thread(_upload_one, base, key))
     argv = [
         _script("schemathesis"),
         "--config-file",
@@ -155,7 +164,10 @@ def test_edge_contract_schemathesis_finds_nothing(
         "--output-sanitize",
         "true",
     ]
-    run = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    # In a thread: the workers answering the previews run on this test's event loop.
+    run = await asyncio.to_thread(
+        subprocess.run, argv, capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
+from starter.client.pause import set_paused
 from starter.edge import tenants
-from starter.edge.admission import set_paused
 from tests.starter.edge.conftest import EdgeHarness, png
 
 EdgeFactory = Callable[..., EdgeHarness]

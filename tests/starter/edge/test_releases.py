@@ -26,6 +26,7 @@ from custody.state.egress import add_recipient, egress_events, revoke_recipient
 from custody.stores.local import LocalStore
 from starter.client.connect import CustodyClient
 from starter.edge import tenants
+from starter.edge.scopes import Scope
 from tests.helpers import make_settings, publish_scan, recipient, running_pipeline
 from tests.starter.edge.conftest import EdgeHarness, custody_client
 
@@ -55,7 +56,7 @@ async def published(
     tenant = "edge-rel-" + os.urandom(4).hex()
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
         sha = await publish_scan(custody, corpus, tenant)
-        record, key = tenants.add(custody.store, tenant)
+        record, key = tenants.add(custody.store, tenant, scopes=[Scope.RELEASE])
         for name in (RECIPIENT, "clinic-gone"):
             add_recipient(custody.store, recipient(tenant, name, home / "outbox"))
         revoke_recipient(custody.store, tenant, "clinic-gone", by="test")
@@ -165,7 +166,7 @@ async def test_edge_release_needs_a_key_and_hides_other_tenants(
     location = released.started.headers["location"]
     async with EdgeHarness(custody_client(temporal_client, p.settings)) as edge:
         anonymous = await edge.http.post("/v1/releases", json={"documents": [p.sha256]})
-        other = edge.tenant(f"{p.tenant}-x")
+        other = edge.tenant(f"{p.tenant}-x", scopes=[Scope.RELEASE])
         theirs = await edge.http.get(location, headers=other)
         missing = await edge.http.get(f"/v1/releases/{'0' * 32}", headers=p.auth)
         bad = await edge.http.get("/v1/releases/not-an-id", headers=p.auth)

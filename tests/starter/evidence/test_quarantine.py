@@ -1,4 +1,4 @@
-"""Quarantine review: list, release (runs again, recorded) and reject (final, recorded)."""
+"""Quarantine review: list, release (runs again into review, recorded) and reject (final)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from custody.ledger.events import Ledger
 from custody.models import DocState
 from starter.client.submit import submit, wait
 from tests.helpers import FailingEngine, custody_cli, make_settings, running_pipeline
+from tests.identities import as_person
 
 
 async def test_quarantine_release_reruns_and_reject_is_final(
@@ -21,7 +22,8 @@ async def test_quarantine_release_reruns_and_reject_is_final(
     ocr_engine: OcrEngine,
     tenant: str,
 ) -> None:
-    """Two documents quarantined by an OCR fault: one released and published, one rejected."""
+    """Two documents quarantined by an OCR fault: one released (update-with-start: it runs
+    again and waits in review, then a reviewer approves it and it publishes), one rejected."""
     # FailingEngine crashes on every page, which the OCR breaker rightly counts as
     # the engine being down: two documents x three attempts would open it after
     # CUSTODY_BREAKER_FAILURES=5 and end the second document CIRCUIT_OPEN. This
@@ -37,32 +39,34 @@ async def test_quarantine_release_reruns_and_reject_is_final(
             assert (await wait(custody, sub.sha256, tenant=tenant)).code == "OCR_ERROR"
     keep, drop = subs
     async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+        person = as_person(settings, "auditor-1", store=custody.store)
         rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=tenant)
         assert rc == 0 and {d["sha256"] for d in listed} == {keep.sha256, drop.sha256}
         rc, _ = await custody_cli(
-            settings,
+            person,
             "quarantine",
             "reject",
             drop.sha256,
-            "--by",
-            "auditor-1",
             "--reason",
             "unreadable original",
             tenant=tenant,
         )
         assert rc == 0
         rc, out = await custody_cli(
-            settings,
+            person,
             "quarantine",
             "release",
             keep.sha256,
-            "--by",
-            "auditor-1",
             "--reason",
             "OCR fixed",
             tenant=tenant,
         )
         assert rc == 0 and out["run_id"]
+        held = await wait(custody, keep.sha256, tenant=tenant)
+        rc_review, waiting = await custody_cli(person, "review", "ls", tenant=tenant)
+        rc_ok, approved = await custody_cli(
+            person, "review", "resolve", keep.sha256, "--approve", tenant=tenant
+        )
         res = await wait(custody, keep.sha256, tenant=tenant)
         rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=tenant)
         rc2, found = await custody_cli(
@@ -76,7 +80,10 @@ async def test_quarantine_release_reruns_and_reject_is_final(
             tenant=tenant,
         )
         rc3, verified = await custody_cli(settings, "verify", keep.sha256, tenant=tenant)
-    assert res.state is DocState.PUBLISHED and res.run_id == out["run_id"]
+    assert held.state is DocState.REVIEW and held.transitions[0].state == "accepted"
+    assert rc_review == 0 and [w["reasons"] for w in waiting] == [["RELEASED_FROM_QUARANTINE"]]
+    assert rc_ok == 0 and approved["state"] == "published", approved
+    assert res.state is DocState.PUBLISHED and res.transitions[-1].by == "auditor-1"
     assert rc == 0 and listed == []
     assert rc2 == 0 and [d["sha256"] for d in found] == [keep.sha256]
     assert rc3 == 0 and verified["ok"] is True

@@ -18,6 +18,7 @@ from custody import ids
 from custody.ledger.checkpoints import notary_from_settings
 from custody.ledger.events import Ledger, notarize
 from custody.ledger.signing import public_keys, signer_from_settings
+from custody.operators import Role
 from custody.settings import Settings
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
@@ -26,6 +27,7 @@ from starter.evidence.retention import DELETED, deletion_record, evidence_keys, 
 from starter.evidence.retention_apply import Retention
 from starter.evidence.trust import TrustAnchors
 from tests.helpers import Rig, custody_cli, publish_scan
+from tests.identities import as_person
 
 
 def _retention(settings: Settings, store: ObjectStore, now: datetime) -> Retention:
@@ -51,11 +53,12 @@ async def test_retention_apply_deletes_only_approved_expired_evidence_with_log_e
     store, ledger = custody.store, Ledger(custody.store, tenant)
     # Every append was checkpointed at once, the OCR worker's included.
     assert set(ledger.sequence_numbers()) <= set(ledger.checkpoint_sizes())
-    args = ("retention", "approve", sha, "--by", "owner", "--policy", "evidence")
-    rc, approved = await custody_cli(settings, *args, tenant=tenant)
+    args = ("retention", "approve", sha, "--policy", "evidence")
+    owner = as_person(settings, "owner", Role.ADMIN, store=store)
+    rc, approved = await custody_cli(owner, *args, tenant=tenant)
     assert rc == 0 and approved["days"] == 2557, approved
     assert max(ledger.sequence_numbers()) in ledger.checkpoint_sizes()  # sealed by the CLI
-    rc, early = await custody_cli(settings, "retention", "apply", tenant=tenant)
+    rc, early = await custody_cli(owner, "retention", "apply", tenant=tenant)
     assert rc == 0 and [d["state"] for d in early["dispositions"]] == ["retained"], early
     held = evidence_keys(store, qsha, tenant)
     doomed = {

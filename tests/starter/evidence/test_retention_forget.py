@@ -20,6 +20,7 @@ from custody.ledger.events import Ledger
 from custody.models import DocState
 from starter.client.submit import submit, wait
 from tests.helpers import Rig, custody_cli, publish_scan
+from tests.identities import as_person
 
 
 async def _forgotten(client: Client, wid: str) -> bool:
@@ -89,8 +90,9 @@ async def test_retention_forgotten_runs_answer_from_the_store_and_quarantine_hol
         resent = await submit(custody, forged, tenant=tenant)
         assert resent.deduplicated and resent.state is DocState.QUARANTINED
         assert await _forgotten(temporal_client, ids.workflow_id(qsha, tenant))  # nothing ran
-        decide = ("quarantine", "reject", qsha, "--by", "owner", "--reason", "forged")
-        rc, decided = await custody_cli(settings, *decide, tenant=tenant)
+        decide = ("quarantine", "reject", qsha, "--reason", "forged")
+        owner = as_person(settings, "owner", store=custody.store)
+        rc, decided = await custody_cli(owner, *decide, tenant=tenant)
         assert rc == 0, decided
     ledger = Ledger(custody.store, tenant)
     events = ledger.for_document(qsha)

@@ -149,7 +149,7 @@ async def test_verify_inclusion_all_reports_a_corrupt_record_and_verifies_the_re
 
 
 async def test_verify_inclusion_production_without_a_pinned_key_is_refused(
-    published: Published, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    published: Published, tmp_path: Path
 ) -> None:
     """CUSTODY_ENV=production with no CUSTODY_TRUST_FPRS nor --trust: TRUST_ANCHOR_MISSING,
     before any document is read; the local keyring is not a fallback there."""
@@ -157,8 +157,8 @@ async def test_verify_inclusion_production_without_a_pinned_key_is_refused(
     with pytest.raises(ConfigurationError) as err:
         TrustAnchors.from_settings(settings.model_copy(update={"env": "production"}))
     assert err.value.code is Code.TRUST_ANCHOR_MISSING
-    monkeypatch.setenv("CUSTODY_ENV", "production")
-    rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
+    production = settings.model_copy(update={"env": "production"})
+    rc, out = await custody_cli(production, "verify", published.sha256, tenant=published.tenant)
     assert rc == Exit.CONFIG and out["error"] == Code.TRUST_ANCHOR_MISSING, out
 
 

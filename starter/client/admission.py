@@ -1,19 +1,24 @@
-"""Admission control: the same rules for the HTTP edge and the Python ``submit``.
+"""Admission control: one place, on the submit path every caller takes.
 
-``submit(..., admit=admission.admit)`` asks :meth:`Admission.admit` before any
-upload; the client knows only the hook's shape (``starter.client.submit.Admit``).
+``starter.client.submit.submit`` asks the client's controller
+(``CustodyClient.admission``) before any byte is uploaded, so the HTTP edge,
+``custody submit`` and every SDK caller pass the same bounds, rates and pause.
+The edge calls ``submit`` once and maps a refusal to 429 or 503; it also asks
+:meth:`Admission.precheck` before reading a body, which takes nothing.
 
 "Waiting" means accepted and not yet through OCR: a running DocumentWorkflow on
 this deployment's I/O task queue whose ``CustodyState`` is accepted, staged or
 validated (validated includes the few documents on an OCR slot right now).
-It is measured from Temporal visibility, so every edge sees every other edge's
-work without a shared counter, and a crashed edge leaves nothing to reconcile.
-Visibility lags a little, so the admissions this process made since the last
-look are added by workflow ID (a union, never counted twice). Bytes come from
-the intake or source object of each waiting document, looked up once.
+It is measured from Temporal visibility, so every process sees every other
+one's work without a shared counter, and a crashed one leaves nothing to
+reconcile. Visibility lags a little, so the admissions this process made since
+the last look are added by workflow ID (a union, never counted twice). Bytes
+come from the intake or source object of each waiting document, looked up once.
 
-Rates are limited per (tenant, source) and per tenant (:mod:`starter.edge.rates`):
+Rates are limited per (tenant, source) and per tenant (:mod:`starter.client.rates`):
 the source id is the caller's choice, so it never names a bucket on its own.
+They are this process's: a long-lived edge holds them; a ``custody submit``
+run starts with full buckets, and the bounds and the pause still hold for it.
 
 Refused work raises :class:`custody.errors.AdmissionRejected` with a reason
 code (``paused``, ``source_rate``, ``tenant_rate``, ``waiting_documents``,
@@ -23,29 +28,26 @@ code (``paused``, ``source_rate``, ``tenant_rate``, ``waiting_documents``,
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+from temporalio.client import Client
 
 from custody import ids
 from custody.errors import AdmissionReason, AdmissionRejected
 from custody.queues import SA_STATE, WORKFLOW_NAME
-from custody.state import versions
+from custody.settings import Settings
 from custody.stores import ObjectStore
 from custody.stores.base import ObjectMissing
-from starter.client.submit import AdmissionRequest
-from starter.edge import metrics
-from starter.edge.rates import Rates, take
+from starter.client import metrics
+from starter.client.pause import is_paused
+from starter.client.rates import Rates, take
 
-if TYPE_CHECKING:
-    from starter.client.connect import CustodyClient
+__all__ = ["Admission", "AdmissionRequest", "Stats"]
 
-#: Create-only versions (custody.state.versions), so an old copy put back cannot un-pause.
-STATE_PREFIX = "admission/state/"
-STATE_KEY = "admission/state.json"  # before versions: read only while none exists
 PAUSED_RETRY_S = 60.0
 # With no drain measured yet there is nothing to estimate from; say a minute.
 UNKNOWN_DRAIN_RETRY_S = 60.0
@@ -53,6 +55,26 @@ MAX_RETRY_S = 600.0
 _DRAIN_WINDOW_S = 120.0
 #: The tenant and source names of work without them (the SDK's default tenant).
 _NONE = "_"
+
+
+class Deployment(Protocol):
+    """What admission reads: Temporal visibility, the store, the settings (a ``CustodyClient``)."""
+
+    temporal: Client
+    store: ObjectStore
+    settings: Settings
+
+
+@dataclass(frozen=True)
+class AdmissionRequest:
+    """New work admission may refuse: asked before any byte is uploaded."""
+
+    workflow_id: str
+    size_bytes: int
+    source_id: str | None
+    tenant: str | None
+    #: The caller asks for the reserved lane (an urgent document).
+    priority: bool = False
 
 
 @dataclass
@@ -72,21 +94,11 @@ class _Snapshot:
     paused: bool = False
 
 
-def set_paused(store: ObjectStore, paused: bool) -> None:
-    """Pause or resume admission for every edge sharing this store."""
-    body = {"paused": paused, "changed_at": datetime.now(UTC).isoformat()}
-    versions.append(store, STATE_PREFIX, json.dumps(body).encode())
-
-
-def is_paused(store: ObjectStore) -> bool:
-    raw = versions.latest(store, STATE_PREFIX, legacy=STATE_KEY)
-    return raw is not None and bool(json.loads(raw)["paused"])
-
-
 class Admission:
-    """One per process; cheap checks in memory, a visibility query per refresh."""
+    """One per client (``CustodyClient.admission``); cheap checks in memory, a visibility
+    query per refresh."""
 
-    def __init__(self, client: CustodyClient) -> None:
+    def __init__(self, client: Deployment) -> None:
         self._client = client
         self._s = client.settings
         self._snap = _Snapshot(taken=-1e9)
