@@ -97,8 +97,18 @@ def _read(engine: Any, docs: Docs, in_flight: int) -> Read:
         return dict(zip(docs, pool.map(one, docs), strict=True))
 
 
-def _words(page: PageText) -> list[tuple[str, float, list[list[int]]]]:
-    return [(w.text, w.confidence, w.box) for w in page.words]
+def _boxed(page: PageText) -> list[tuple[str, list[list[int]]]]:
+    return [(w.text, w.box) for w in page.words]
+
+
+def _confidences(page: PageText) -> list[float]:
+    return [w.confidence for w in page.words]
+
+
+def _same(page: PageText, lane: PageText) -> bool:
+    """Same words in the same boxes, confidences within 1e-4 (see the corpus test)."""
+    close = _confidences(page) == pytest.approx(_confidences(lane), abs=1e-4)
+    return _boxed(page) == _boxed(lane) and bool(close)
 
 
 def test_batched_engine_reads_every_corpus_document_as_the_lane_engine(
@@ -107,12 +117,15 @@ def test_batched_engine_reads_every_corpus_document_as_the_lane_engine(
     batched: tuple[BatchedRapidEngine, Read, dict[str, Any]],
     truth: dict[str, str],
 ) -> None:
-    """Word F1 within 0.002 of the lane engine's on every document; every word, box and
-    confidence the same (measured identical on the CPU: exact buckets change no input)."""
+    """Word F1 within 0.002 of the lane engine's on every document; every word and box the
+    same, every confidence within 1e-4 (measured: 2 of unlv_8071_093.3B's 646 words differ
+    by 1e-5, lines of one width recognised in one call rounding apart)."""
     _, read, _ = batched
     assert max(_f1_deltas(read, lanes, truth).values()) <= 0.002
     for name in docs:
-        assert [_words(p) for p in read[name]] == [_words(p) for p in lanes[name]], name
+        assert [_boxed(p) for p in read[name]] == [_boxed(p) for p in lanes[name]], name
+        got = [c for p in read[name] for c in _confidences(p)]
+        assert got == pytest.approx([c for p in lanes[name] for c in _confidences(p)], abs=1e-4)
 
 
 def test_batched_engine_shares_calls_across_documents(
@@ -147,7 +160,7 @@ def test_columns_taken_on_the_host_read_as_the_ctc_head(docs: Docs, lanes: Read)
         page = engine.recognise(docs[_ONE_FORM][0], 0)
     finally:
         engine.close()
-    assert _words(page) == _words(lanes[_ONE_FORM][0])
+    assert _same(page, lanes[_ONE_FORM][0])
 
 
 def test_a_bad_page_fails_alone_and_the_rest_of_its_batch_reads(docs: Docs, lanes: Read) -> None:
@@ -179,7 +192,7 @@ def test_a_bad_page_fails_alone_and_the_rest_of_its_batch_reads(docs: Docs, lane
     assert isinstance(outcomes[1], HelperError) and stats["failed"] >= 1
     for n in (0, 2):
         page = outcomes[n]
-        assert isinstance(page, PageText) and _words(page) == _words(lanes[_ONE_FORM][0])
+        assert isinstance(page, PageText) and _same(page, lanes[_ONE_FORM][0])
 
 
 def test_a_batch_past_its_deadline_is_cancelled_and_the_next_reads(docs: Docs) -> None:
