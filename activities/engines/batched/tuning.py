@@ -3,7 +3,7 @@
 Light on purpose (no numpy, no onnxruntime): the engine, its helper and the
 benchmark all read it, and its fields go into the engine's ``params()``.
 The defaults keep the lane engine's text exactly (docs/ocr-benchmark.md,
-"Batched"); coarser buckets buy bigger calls at the price of readings that
+"Batched OCR"); coarser buckets buy bigger calls at the price of readings that
 differ from a page read alone.
 """
 
