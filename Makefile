@@ -25,6 +25,9 @@ INSTALL = $(UV) pip install --quiet --require-hashes --no-deps --python
 EXAMPLES := examples/generated/referral.png examples/generated/discharge.pdf examples/generated/fax.tif
 FILES ?= $(EXAMPLES)
 PYTEST_ARGS ?=
+# What `make test` leaves out: the long forms (`slow`) and the slow chaos scenarios (`chaos`);
+# `make test-long` runs exactly those, and CI runs both (pyproject.toml's markers say why).
+TEST_MARKS ?= not slow and not chaos
 
 # The lock's exports: requirements/NAME.txt from `uv export` with these arguments.
 EXPORT := $(UV) export --frozen --quiet --format requirements-txt --no-emit-project
@@ -38,7 +41,7 @@ COMPILED := uv build checkov
 COMPILE := $(UV) pip compile --quiet --generate-hashes --python-version 3.11 \
 	--python-platform x86_64-manylinux_2_28
 
-.PHONY: run test stop venv test-venv examples lint typecheck clean system-deps test-deps \
+.PHONY: run test test-long stop venv test-venv examples lint typecheck clean system-deps test-deps \
 	lock lock-check
 
 # No pip seeded into the venv (that alone took 35 s of a 55 s install on a busy box):
@@ -93,9 +96,12 @@ system-deps:
 
 # checkov pins older boto3, packaging and networkx than Custody: its own virtualenv,
 # from its own hashed pins, kept between runs (tests/deploy/test_checkov.py uses it).
+# Compiled to bytecode once here: checkov imports some 2,000 modules per run, and where
+# Python may not write bytecode (PYTHONDONTWRITEBYTECODE) it would compile them every time
+# (about a third of each run's CPU, and minutes of wall time on a busy box).
 $(CHECKOV_STAMP): requirements/checkov.txt | $(TOOLS_STAMP)
 	test -x $(CHECKOV_VENV)/bin/python || $(PY) -m venv $(CHECKOV_VENV)
-	$(INSTALL) $(CHECKOV_VENV)/bin/python -r requirements/checkov.txt
+	$(INSTALL) $(CHECKOV_VENV)/bin/python --compile-bytecode -r requirements/checkov.txt
 	touch $@
 
 # The browser test drives Debian's Chromium (no browser download); checkov as above.
@@ -106,7 +112,10 @@ test-deps: $(CHECKOV_STAMP)
 		{ echo "missing: apt-get install chromium (as root)" >&2; exit 1; }
 
 test: $(TEST_STAMP) system-deps test-deps
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "$(TEST_MARKS)" $(PYTEST_ARGS)
+
+test-long: $(TEST_STAMP) system-deps test-deps
+	$(BIN)/python -m pytest -m "slow or chaos" $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -80,12 +80,24 @@ class ReleaseActivities:
         if policy.applies_to is not eg.EgressKind.RELEASE:
             raise EgressRefused(Code.POLICY_INVALID, f"policy {policy.name} is not for releases")
         recipient = get_recipient(self._store, inp.tenant, inp.recipient)
+        self._reachable(recipient)
         if not inp.documents:
             raise EgressRefused(Code.RELEASE_INVALID, "a release needs at least one document")
         sources = [self._published(inp.tenant, sha, policy) for sha in sorted(set(inp.documents))]
         return steps.Prepared(
             policy=policy, recipient=recipient, sources=sources, attempt=activity.info().attempt
         )
+
+    def _reachable(self, recipient: eg.Recipient) -> None:
+        """Refuse, before anything is rendered, a recipient this deployment may not reach."""
+        from activities.egress.reach import Reach
+        from activities.egress.s3_access import required
+
+        Reach.of(self._settings).check(
+            ch.RecipientChannel.of(recipient.kind.value, recipient.target)
+        )
+        if recipient.kind is eg.ChannelKind.S3:
+            required(recipient.credentials, self._settings)
 
     def _published(self, tenant: str | None, sha256: str, policy: eg.Policy) -> eg.SourceDoc:
         """A published document of this tenant whose source still hashes to its record."""
@@ -130,6 +142,10 @@ class ReleaseActivities:
                 files.append(ref)
                 if job.policy.c2pa and media_type != "text/plain":
                     manifests[name] = self._manifest(data, media_type)
+        # The listing whose hash is the packet's: ``egress ls`` names each file from it.
+        self._store.create(
+            eg.release_packet_key(job.tenant, job.release_id), eg.packet_listing(files)
+        )
         return steps.Rendered(
             files=files,
             packet_sha256=eg.packet_sha256(files),
@@ -148,6 +164,7 @@ class ReleaseActivities:
             dpi=self._settings.limits.ocr_dpi,
             c2pa_dir=self._c2pa_dir,
             production=self._settings.env == "production",
+            limits=self._settings.limits,
         )
         if p.policy.view != "redacted":
             return build.files(job)
@@ -167,8 +184,12 @@ class ReleaseActivities:
         return self._settings.signing_path / "c2pa"
 
     def _index(self, ref: eg.FileRef, p: steps.RenderInput) -> None:
+        """This release carried these bytes: found again by ``egress identify``, per tenant
+        (a text file's bytes are the same in every release of its document)."""
         body = {"release_id": p.release_id, "tenant": p.tenant, "name": ref.name}
-        self._store.create(eg.by_file_key(ref.sha256), json.dumps(body, sort_keys=True).encode())
+        body["media_type"] = ref.media_type
+        key = f"{eg.by_file_prefix(p.tenant, ref.sha256)}{p.release_id}.json"
+        self._store.create(key, json.dumps(body, sort_keys=True).encode())
 
     @activity.defn(name="custody.release.record")
     @coded(Code.STORE_UNAVAILABLE)
@@ -196,12 +217,16 @@ class ReleaseActivities:
     @coded(Code.RECIPIENT_UNREACHABLE)
     def deliver(self, inp: steps.DeliverInput | v1.Recorded) -> eg.Delivered:
         d = inp.upgraded() if isinstance(inp, v1.Recorded) else inp
+        from activities.egress.reach import Reach  # its rules are checked again here
+
+        s = self._settings
         packet = ch.Packet(release_id=d.release_id, files=self._packet_files(d))
         channel = open_channel(
             ch.RecipientChannel.of(d.channel.value, d.target),
-            s3=self._s3(),
-            ca_file=str(self._settings.egress_ca_file) if self._settings.egress_ca_file else None,
-            limits=ch.AttemptLimits(deadline_s=self._settings.egress_push_deadline_s),
+            s3=self._s3(d.credentials) if d.channel is eg.ChannelKind.S3 else None,
+            ca_file=str(s.egress_ca_file) if s.egress_ca_file else None,
+            limits=ch.AttemptLimits(deadline_s=s.egress_push_deadline_s),
+            reach=Reach.of(s),
         )
         # A channel's DeliveryFailed passes through: ``coded`` turns its code into the
         # failure type, non-retryable exactly when the code is final.
@@ -215,9 +240,13 @@ class ReleaseActivities:
             attempts=activity.info().attempt,  # one try per attempt
             at=datetime.now(UTC),
         )
+        # The operator's record keeps what the recipient answered; the tenant's view
+        # (history, result, receipt) only what was sent: no port or TLS oracle.
         key = eg.release_delivery_key(d.tenant, d.release_id)
         self._store.put(key, delivered.model_dump_json().encode())
-        return delivered
+        if got.body_sha256 is None:
+            return delivered
+        return delivered.model_copy(update={"status": None, "answer_sha256": got.body_sha256})
 
     def _packet_files(self, d: steps.DeliverInput) -> tuple[ch.PacketFile, ...]:
         """The stored files, each still hashing to what render recorded."""
@@ -229,14 +258,10 @@ class ReleaseActivities:
             files.append(ch.PacketFile(name=ref.name, data=data))
         return tuple(files)
 
-    def _s3(self) -> ch.S3Access:
-        s = self._settings
-        return ch.S3Access(
-            endpoint_url=s.egress_s3_endpoint_url,
-            region=s.egress_s3_region,
-            access_key_id=s.egress_s3_access_key_id,
-            secret_access_key=s.egress_s3_secret_access_key,
-        )
+    def _s3(self, credentials: str | None) -> ch.S3Access:
+        from activities.egress.s3_access import recipient_access
+
+        return recipient_access(credentials, self._settings)
 
     @activity.defn(name="custody.release.receipt")
     @coded(Code.STORE_UNAVAILABLE)

@@ -190,16 +190,41 @@ class Recipient(BaseModel):
     name: str
     tenant: str | None
     kind: ChannelKind
-    #: Directory, ``s3://bucket/prefix`` or URL. Never a secret: credentials
-    #: come from the deployment's settings, not from the registry.
+    #: Directory, ``s3://bucket/prefix`` or URL. Never a secret.
     target: str
     created_at: datetime
     created_by: str
+    #: S3 only: where the recipient's own credentials are, ``env:NAME`` or
+    #: ``file:/PATH`` (activities.egress.s3_access); a reference, never the secret.
+    credentials: str | None = None
 
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
         return check_name(value, "recipient name")
+
+    @field_validator("credentials")
+    @classmethod
+    def _credentials(cls, value: str | None) -> str | None:
+        return None if value is None else check_secret_ref(value)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_credentials(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # Left out when unset, so a registration reads back as it was first stored.
+        data: dict[str, object] = handler(self)
+        if data.get("credentials") is None:
+            data.pop("credentials", None)
+        return data
+
+
+_SECRET_REF = re.compile(r"^(env:[A-Za-z_][A-Za-z0-9_]{0,127}|file:/[^\0]{1,4095})$")
+
+
+def check_secret_ref(value: str) -> str:
+    """A secret's reference: ``env:NAME`` (a variable) or ``file:/PATH`` (an absolute path)."""
+    if not _SECRET_REF.match(value) or "\0" in value:
+        raise ValueError("credentials must be a reference: env:NAME or file:/absolute/path")
+    return value
 
 
 class FileRef(BaseModel):
@@ -209,8 +234,17 @@ class FileRef(BaseModel):
     media_type: str
 
 
+class PacketEntry(BaseModel):
+    """One delivered file as ``custody egress ls`` lists it: what the recipient holds."""
+
+    name: str
+    sha256: str
+    bytes: int
+
+
 class EgressRecord(BaseModel):
-    """One egress event as ``custody egress ls`` shows it."""
+    """One egress event as ``custody egress ls`` shows it; a release's ``files`` in the order
+    its ``bytes_sha256`` (:func:`packet_sha256`) covers them."""
 
     kind: EgressKind
     release_id: str | None
@@ -223,6 +257,7 @@ class EgressRecord(BaseModel):
     documents: list[str]
     at: datetime
     seq: int
+    files: list[PacketEntry] = Field(default_factory=list)
 
 
 class DeliveryTuning(BaseModel):
@@ -242,6 +277,9 @@ class ReleaseInput(BaseModel):
     actor: str
     requested_at: datetime
     delivery: DeliveryTuning = Field(default_factory=DeliveryTuning)
+    #: Temporal task priority of every step (1 first .. 5; None: the default, 3), as a
+    #: document's; the tenant is the fairness key (workflows.release).
+    priority: int | None = Field(default=None, ge=1, le=5)
 
 
 class SourceDoc(BaseModel):
@@ -284,7 +322,14 @@ class ReleaseResult(BaseModel):
 
 
 class Delivered(BaseModel):
-    """What the recipient's channel said: its answer's hash, never its body."""
+    """What the channel did, as the tenant, the result and the receipt see it.
+
+    ``answer_sha256``: outbox and S3, the hash of what was written (keys, hashes,
+    sizes, ETags); HTTPS, of the ZIP body sent, which the recipient holds. The
+    recipient's own answer (its HTTP status and body hash) is the operator's alone,
+    in the release's ``delivery.json``: shown to a tenant it would be a port and TLS
+    oracle on whatever the tenant named. ``status`` is None in the tenant's view.
+    """
 
     channel: ChannelKind
     location: str
@@ -345,10 +390,16 @@ def release_workflow_id(rid: str) -> str:
     return f"release-{rid}"
 
 
+def packet_listing(files: list[FileRef]) -> bytes:
+    """RFC 8785 canonical JSON ``{"files": [{"name", "sha256", "bytes"}, ...]}``, in the
+    release's order; stored beside the release (:func:`release_packet_key`)."""
+    listing = [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in files]
+    return canonical_json({"files": listing})
+
+
 def packet_sha256(files: list[FileRef]) -> str:
     """The SHA-256 of a packet: of the canonical list of its files' names and hashes."""
-    listing = [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in files]
-    return hashlib.sha256(canonical_json({"files": listing})).hexdigest()
+    return hashlib.sha256(packet_listing(files)).hexdigest()
 
 
 # --- store keys ---------------------------------------------------------------
@@ -360,6 +411,11 @@ def _release_prefix(tenant: str | None, rid: str) -> str:
 
 def release_file_key(tenant: str | None, rid: str, name: str) -> str:
     return f"{_release_prefix(tenant, rid)}files/{name}"
+
+
+def release_packet_key(tenant: str | None, rid: str) -> str:
+    """The packet's listing (:func:`packet_listing`): its SHA-256 is the release's packet hash."""
+    return f"{_release_prefix(tenant, rid)}packet.json"
 
 
 def release_event_key(tenant: str | None, rid: str) -> str:
@@ -380,10 +436,18 @@ def releases_prefix(tenant: str | None) -> str:
 
 
 def by_file_key(file_sha256: str) -> str:
-    """Which release a delivered file came from, for ``egress identify`` (any tenant)."""
+    """Before the index was per tenant: the first release of these bytes, any tenant's.
+    Read only (``egress identify`` takes an entry naming the tenant asking), never written."""
     if not _SHA.match(file_sha256):
         raise ValueError("not a SHA-256")
     return f"egress/by-file/{file_sha256}.json"
+
+
+def by_file_prefix(tenant: str | None, file_sha256: str) -> str:
+    """The tenant's releases that carried a file with these bytes, one entry each."""
+    if not _SHA.match(file_sha256):
+        raise ValueError("not a SHA-256")
+    return f"egress/{ids.scope(tenant)}/by-file/{file_sha256}/"
 
 
 def egress_index_key(tenant: str | None, seq: int) -> str:
@@ -393,6 +457,11 @@ def egress_index_key(tenant: str | None, seq: int) -> str:
 
 def egress_index_prefix(tenant: str | None) -> str:
     return f"egress/{ids.scope(tenant)}/index/"
+
+
+def egress_documents_key(tenant: str | None, ref: str) -> str:
+    """The documents and salts of an egress event of several (custody.state.egress)."""
+    return f"egress/{ids.scope(tenant)}/documents/{ref}.json"
 
 
 def policy_key(tenant: str | None, name: str, version: int) -> str:
@@ -413,7 +482,13 @@ def recipient_key(tenant: str | None, name: str) -> str:
 
 
 def recipient_revoked_key(tenant: str | None, name: str) -> str:
+    """A revocation made before revocations were versions: a marker, still honoured."""
     return f"recipients/{ids.scope(tenant)}/{check_name(name)}.revoked"
+
+
+def recipient_revocation_prefix(tenant: str | None, name: str) -> str:
+    """The recipient's revocation, as signed, chained versions (custody.state.versions)."""
+    return f"recipients/{ids.scope(tenant)}/{check_name(name)}/revocation/"
 
 
 def recipients_prefix(tenant: str | None) -> str:

@@ -28,6 +28,8 @@ document content.
     ├── ConfigurationError        the deployment is wrong (missing key, bad path): CONFIGURATION;
     │                             production verification with no pinned key: TRUST_ANCHOR_MISSING;
     │                             an optional part not installed (custody.extras): EXTRA_MISSING
+    │                             a sandbox layer missing in production: SANDBOX_DEGRADED
+    │                             production with no witness: WITNESS_REQUIRED
     ├── KeyUntrusted              a signing key not pinned, expired or for development
     │     (KEY_UNTRUSTED, KEY_OUTSIDE_VALIDITY, KEY_DEVELOPMENT)
     ├── CanonicalError            NaN or Infinity in canonical JSON: CANONICAL_INVALID
@@ -38,12 +40,14 @@ document content.
     ├── ReviewRefused             a review decision refused (NOT_IN_REVIEW, ALREADY_DECIDED, ...)
     ├── StateInvalid              a state version forged, unsigned, out of chain or
     │                             rolled back (custody.state.versions): STATE_INVALID
+    ├── LedgerInvalid             the ledger's objects contradict each other: LEDGER_INVALID
     ├── UsageError                a command line the CLI cannot run: USAGE
     │   └── AmbiguousPrefix       a SHA-256 prefix naming several documents: AMBIGUOUS_PREFIX
     ├── EgressRefused             a release refused before any byte left
     │     (NOT_PUBLISHED, DOCUMENT_UNKNOWN, RECIPIENT_UNKNOWN, RECIPIENT_REVOKED,
     │      POLICY_UNKNOWN, POLICY_INVALID, SOURCE_ALTERED, RELEASE_INVALID, CHANNEL_INVALID,
-    │      CONSENT_REQUIRED)
+    │      CONSENT_REQUIRED, RECIPIENT_BUCKET_RESERVED, RECIPIENT_ADDRESS_REFUSED,
+    │      RECIPIENT_CREDENTIALS_MISSING)
     ├── DeliveryFailed            the recipient's channel failed; its code alone says
     │     (RECIPIENT_UNREACHABLE   whether a retry may help (``retryable``)
     │      retried; RECIPIENT_REFUSED, DELIVERY_CONFLICT, CHANNEL_INVALID,
@@ -267,6 +271,26 @@ class Code(StrEnum):
     CANCELLED = "CANCELLED"
     #: A release held for a second approver (two-person rule) that nobody approved in time.
     APPROVAL_EXPIRED = "APPROVAL_EXPIRED"
+    #: A recipient's channel names Custody's own storage: its bucket and prefix, the
+    #: witness bucket, or one of its folders (activities.egress.reach).
+    RECIPIENT_BUCKET_RESERVED = "RECIPIENT_BUCKET_RESERVED"
+    #: A recipient's channel may not be reached from here: a private, link-local,
+    #: CGNAT, ULA, multicast or unspecified address (or one embedding such), loopback or
+    #: plain http:// or the outbox in production, a domain off the operator's allowlist.
+    RECIPIENT_ADDRESS_REFUSED = "RECIPIENT_ADDRESS_REFUSED"
+    #: An S3 recipient without credentials of its own (activities.egress.s3_access).
+    RECIPIENT_CREDENTIALS_MISSING = "RECIPIENT_CREDENTIALS_MISSING"
+    #: A tenant's releases running at once reached the edge's bound (429).
+    INFLIGHT_RELEASES = "INFLIGHT_RELEASES"
+    #: In production, a sandbox layer the platform refused (activities.inspect.lockdown):
+    #: the child decodes nothing and the worker does not start. An operator's fix.
+    SANDBOX_DEGRADED = "SANDBOX_DEGRADED"
+    #: The audit ledger's own objects contradict each other (a hole in a log written
+    #: before tiles, a batch out of its place): appends stop until an operator looks.
+    LEDGER_INVALID = "LEDGER_INVALID"
+    #: Production with no independent witness to cosign checkpoints (CUSTODY_WITNESS_URL,
+    #: CUSTODY_WITNESS_KEYS, CUSTODY_WITNESS_QUORUM): refused before anything runs.
+    WITNESS_REQUIRED = "WITNESS_REQUIRED"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -336,6 +360,9 @@ EGRESS_REFUSE_CODES: frozenset[Code] = frozenset(
         Code.CHANNEL_INVALID,
         Code.CONSENT_REQUIRED,
         Code.APPROVAL_EXPIRED,
+        Code.RECIPIENT_BUCKET_RESERVED,
+        Code.RECIPIENT_ADDRESS_REFUSED,
+        Code.RECIPIENT_CREDENTIALS_MISSING,
     }
 )
 
@@ -405,6 +432,8 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.NOT_IN_REVIEW,
         Code.ALREADY_DECIDED,
         Code.SAME_APPROVER,
+        Code.INFLIGHT_RELEASES,
+        Code.WITNESS_REQUIRED,
     }
 )
 
@@ -429,6 +458,9 @@ TRANSIENT_CODES: frozenset[Code] = frozenset(
         Code.KEY_PERMISSIONS,
         # Like CONFIGURATION: once an operator installs the extra, a retry succeeds.
         Code.EXTRA_MISSING,
+        Code.SANDBOX_DEGRADED,
+        # A ledger whose objects contradict each other waits for an operator, as above.
+        Code.LEDGER_INVALID,
     }
 )
 
@@ -522,6 +554,12 @@ class StateInvalid(CustodyError):
     """A state version is forged, unsigned, out of its chain or rolled back; never used."""
 
     code = Code.STATE_INVALID
+
+
+class LedgerInvalid(CustodyError):
+    """The audit ledger's objects contradict each other; nothing is appended after them."""
+
+    code = Code.LEDGER_INVALID
 
 
 class CanonicalError(CustodyError, ValueError):

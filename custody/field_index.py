@@ -73,6 +73,22 @@ def write(store: ObjectStore, tenant: str | None, sha256: str, extraction: Extra
     return count
 
 
+def expected(
+    store: ObjectStore, tenant: str | None, sha256: str, extraction: Extraction
+) -> dict[str, list[str]] | None:
+    """For each field read surely, the keys its entry may have (one per payload key, since
+    any of them may have been current when it was written); None without a keyring."""
+    ring = keyring_of(store)
+    if ring is None:
+        return None
+    secrets = [_index_key(ring, kid) for kid in sorted(ring.payload)]
+    return {
+        name: [_prefix(tenant, _mac(s, tenant, name, found.value)) + sha256 for s in secrets]
+        for name, found in sorted(extraction.fields.items())
+        if found.status == "found" and found.value is not None
+    }
+
+
 def find(store: ObjectStore, tenant: str | None, name: str, value: str) -> list[str]:
     """SHA-256s of the tenant's documents whose field ``name`` reads ``value``."""
     ring = keyring_of(store)

@@ -17,6 +17,15 @@ _SHA = re.compile(r"^[0-9a-f]{64}$")
 _TENANT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
 _NO_TENANT = "_"
+#: Key scopes of system objects: a stored object's key-encryption key is named by its
+#: key's second segment (custody.stores.sealed), so a tenant of one of these names
+#: would share a KEK with ``keys/signing/``, ``egress/by-file/``, ``policies/fields/``,
+#: ``pools/limits/``, ``admission/state/`` or ``ocr-config/pin/``, and shredding it
+#: would destroy theirs. ``_system`` (the ledger's, custody.stores.system) and ``_``
+#: (no tenant) cannot match a tenant's pattern; they are named for ``keys shred``.
+RESERVED_SCOPES: frozenset[str] = frozenset(
+    {"signing", "by-file", "fields", "limits", "state", "pin", "_system", _NO_TENANT}
+)
 
 
 def check_sha256(sha256: str) -> str:
@@ -28,6 +37,8 @@ def check_sha256(sha256: str) -> str:
 def check_tenant(tenant: str | None) -> str | None:
     if tenant is not None and not _TENANT.match(tenant):
         raise DocumentRejected(Code.TENANT_INVALID, "tenant must match [a-z0-9][a-z0-9_-]{0,62}")
+    if tenant in RESERVED_SCOPES:
+        raise DocumentRejected(Code.TENANT_INVALID, "that name is a system scope, not a tenant's")
     return tenant
 
 

@@ -83,7 +83,9 @@ class RefKeys:
             expected = _mac(self._ring.ref_key(kid), key, tenant, sha256)
         except ConfigurationError:
             raise RefInvalid(detail="reference signed by an unknown key") from None
-        if not hmac.compare_digest(mac, expected):
+        # Bytes, not str: compare_digest raises TypeError on a non-ASCII str, which
+        # would be retried as a fault instead of refused as the forgery it is.
+        if not hmac.compare_digest(mac.encode("utf-8", "surrogatepass"), expected.encode()):
             raise RefInvalid(detail="reference signature does not match")
         return key
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from custody import egress as eg
 
@@ -95,6 +95,16 @@ class DeliverInput(_Input):
     channel: eg.ChannelKind
     target: str
     files: list[eg.FileRef]
+    #: The recipient's own credentials' reference (S3), never the secret itself.
+    credentials: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_no_credentials(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # Left out when unset: a worker from before the field still reads the input.
+        data: dict[str, object] = handler(self)
+        if data.get("credentials") is None:
+            data.pop("credentials", None)
+        return data
 
 
 class ReceiptInput(_Input):
@@ -211,6 +221,7 @@ class Inputs:
             channel=recipient.kind,
             target=recipient.target,
             files=made.rendered.files,
+            credentials=recipient.credentials,
         )
 
     def receipt(self, made: Made, delivered: eg.Delivered) -> ReceiptInput:

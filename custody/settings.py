@@ -191,6 +191,14 @@ class Settings(BaseSettings):
     witness_dir: Path | None = None
     witness_s3_bucket: str | None = None
     witness_lock_days: int = Field(default=3650, ge=1)
+    # Independent witnesses (custody.ledger.witness, C2SP tlog-witness) that cosign each
+    # checkpoint: their URLs and cosigner vkeys, comma-separated in the same order, and
+    # how many cosignatures verification requires (default: 1 when a key is given).
+    witness_url: str = ""
+    witness_keys: str = ""
+    witness_quorum: int | None = Field(default=None, ge=0)
+    # The embedded stack's own witness (``custody up``): its port; default UI port + 2.
+    witness_port: int | None = Field(default=None, ge=1, le=65535)
     # Trust anchor (starter.evidence.trust): the signing keys' SHA-256 fingerprints that
     # verification accepts, comma-separated; empty: the keys of the signing folder.
     trust_fprs: str = ""
@@ -223,6 +231,20 @@ class Settings(BaseSettings):
     #: How long one delivery attempt may take; it tries once (the attempts above
     #: are the only retry: workflows.retries.deliver).
     egress_push_deadline_s: float = Field(default=60.0, gt=0)
+    #: Where recipients' channels may go (activities.egress.reach): HTTPS recipient
+    #: domains, comma-separated (each also allows its subdomains; empty: any public
+    #: address), and the one folder outbox recipients may be under (in production
+    #: the outbox is refused without it).
+    egress_https_allowed_domains: str = ""
+    egress_outbox_root: Path | None = None
+    #: Where an S3 recipient's role is assumed (activities.egress.s3_access); None: AWS STS.
+    egress_sts_endpoint_url: str | None = None
+    #: Releases at the edge (POST /v1/releases): the body's size, each tenant's rate
+    #: (releases/s, with a burst) and its releases running at once.
+    edge_release_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    edge_release_rate: float = Field(default=1.0, gt=0)
+    edge_release_burst: int = Field(default=20, ge=1)
+    edge_max_running_releases_per_tenant: int = Field(default=20, ge=1)
 
     # People (custody.operators): the key file a command acts with. No default: a
     # decision without one is refused (OPERATOR_REQUIRED). A new identity lasts this long.

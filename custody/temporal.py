@@ -2,7 +2,9 @@
 
 The address, namespace, payload encryption (the keyring's codec), TLS, the API
 key and tracing are decided here once. In production the codec refuses
-payloads that are not sealed. The SDK's face is ``starter.client.connect``.
+payloads that are not sealed, and plaintext gRPC is refused: without TLS
+settings or an API key (which turns TLS on) ``connect_temporal`` raises
+``ConfigurationError`` before it dials. The SDK's face is ``starter.client.connect``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from temporalio.runtime import Runtime
 from temporalio.service import TLSConfig
 
 from custody.converter import data_converter
+from custody.errors import ConfigurationError
 from custody.keys.keyring import load_keyring
 from custody.settings import Settings
 
@@ -60,11 +63,17 @@ async def connect_temporal(
 
         chain += client_interceptors(settings, service)
     api_key = settings.temporal_api_key
+    tls = tls_config(settings)
+    if settings.env == "production" and tls is None and api_key is None:
+        raise ConfigurationError(
+            detail="production refuses plaintext to Temporal: set CUSTODY_TEMPORAL_TLS "
+            "(with its CA, client certificate and key) or CUSTODY_TEMPORAL_API_KEY"
+        )
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
         api_key=api_key.get_secret_value() if api_key else None,
-        tls=tls_config(settings),
+        tls=tls,
         data_converter=data_converter(
             load_keyring(settings), require_sealed=settings.env == "production"
         ),

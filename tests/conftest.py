@@ -24,6 +24,7 @@ from starter.local.stack import ephemeral_server
 if TYPE_CHECKING:
     from activities.engines.base import OcrEngine
     from tests.helpers import Rig
+    from tests.published import Published, Released
 
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
@@ -101,6 +102,37 @@ def rig(
     from tests.helpers import Rig  # the workers' imports load only for the tests that use it
 
     return Rig(temporal_client, temporal_address, tmp_path, ocr_engine, corpus, tenant)
+
+
+@pytest.fixture(scope="session")
+async def published_once(
+    temporal_client: Client,
+    temporal_address: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    corpus: Path,
+    ocr_engine: OcrEngine,
+) -> Published:
+    """Corpus scans published once for the session; modules start from a copy of its home
+    (``tests.published.copy_published``), never from the home itself."""
+    from tests.published import publish_once
+
+    home = tmp_path_factory.mktemp("published-once")
+    return await publish_once(temporal_client, temporal_address, home, ocr_engine, corpus)
+
+
+@pytest.fixture(scope="session")
+async def released_once(
+    temporal_client: Client,
+    published_once: Published,
+    tmp_path_factory: pytest.TempPathFactory,
+    ocr_engine: OcrEngine,
+) -> Released:
+    """``published_once`` after a key rotation and one release (``tests.published``);
+    modules copy its home too."""
+    from tests.published import release_once
+
+    home = tmp_path_factory.mktemp("released-once")
+    return await release_once(temporal_client, published_once, home, ocr_engine)
 
 
 _EXIT_STATUS: list[int] = []

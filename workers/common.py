@@ -63,6 +63,16 @@ def start_staging(settings: Settings) -> tuple[StagingArea, Sweeper]:
     return area, sweeper
 
 
+def check_sandbox(settings: Settings) -> None:
+    """Start the decoding child's zygote and check its layers: in production a missing
+    one refuses the worker (``SANDBOX_DEGRADED``); elsewhere it is logged, by code."""
+    from activities.inspect.layers import check_sandbox as layers
+
+    degraded = layers(settings.env == "production")
+    if degraded:
+        log.warning("sandbox_degraded", layers=",".join(degraded))
+
+
 _RAM_FILESYSTEMS = frozenset({"tmpfs", "ramfs"})
 
 

@@ -7,6 +7,7 @@ import contextvars
 import inspect
 import threading
 import time
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -124,24 +125,41 @@ class HeartbeatKeeper(Interceptor):
     minutes-long start-to-close. While the attempt runs here, this keeps it
     alive; if the worker dies, so do the heartbeats. I/O worker only: OCR's
     page keeper must fall silent when a page hangs (``activities.ocr``).
+
+    ``deadlines`` (activity type -> seconds): past it the keeper falls silent
+    too, so an attempt that outlived its wall-clock bound (a delivery to a
+    recipient that trickles bytes) is abandoned by the server at its heartbeat
+    timeout instead of being kept alive for its whole start-to-close.
     """
 
+    def __init__(self, deadlines: Mapping[str, float] | None = None) -> None:
+        self.deadlines = dict(deadlines or {})
+
     def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
-        return _Keeper(next)
+        return _Keeper(next, self.deadlines)
 
 
 class _Keeper(ActivityInboundInterceptor):
+    def __init__(self, next: ActivityInboundInterceptor, deadlines: dict[str, float]) -> None:
+        super().__init__(next)
+        self._deadlines = deadlines
+
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
-        timeout = activity.info().heartbeat_timeout
+        info = activity.info()
+        timeout = info.heartbeat_timeout
         if not timeout or inspect.iscoroutinefunction(input.fn):
             return await self.next.execute_activity(input)
         # A threaded activity's heartbeat waits on this event loop, so it is sent
         # from a thread of its own, in a copy of this attempt's context.
         stop = threading.Event()
         every_s = timeout.total_seconds() / 3
+        until = time.monotonic() + self._deadlines.get(info.activity_type, float("inf"))
         context = contextvars.copy_context()
         keeper = threading.Thread(
-            target=context.run, args=(_beat, stop, every_s), name="io-heartbeat", daemon=True
+            target=context.run,
+            args=(_beat, stop, every_s, until),
+            name="io-heartbeat",
+            daemon=True,
         )
         keeper.start()
         try:
@@ -150,8 +168,8 @@ class _Keeper(ActivityInboundInterceptor):
             stop.set()
 
 
-def _beat(stop: threading.Event, every_s: float) -> None:
-    while not stop.wait(every_s):
+def _beat(stop: threading.Event, every_s: float, until: float = float("inf")) -> None:
+    while not stop.wait(every_s) and time.monotonic() < until:
         try:
             activity.heartbeat()
         except Exception:

@@ -23,7 +23,7 @@ from activities.review_pages import ReviewPages
 from activities.scratch import StagingArea
 from activities.staging import StagingActivities
 from activities.validation import ValidationActivities
-from custody.ledger.checkpoints import Notary, open_witness
+from custody.ledger.checkpoints import notary_from_settings
 from custody.ledger.events import notarize
 from custody.ledger.signing import signer_from_settings
 from custody.settings import Settings
@@ -33,6 +33,7 @@ from custody.stores.expiry import ScratchExpiry
 from workers.budget import RetryBudget
 from workers.common import (
     INTERCEPTORS,
+    check_sandbox,
     connect,
     deployment_config,
     run,
@@ -55,7 +56,7 @@ def io_activities(
     output = OutputActivities(store, settings.confidence_floor, settings.confidence_review)
     signer = signer_from_settings(settings)
     # Every append through this store ends with a signed, witnessed checkpoint.
-    notarize(store, Notary(signer, open_witness(settings)))
+    notarize(store, notary_from_settings(settings, signer))
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
     # Views OCR their painted pages: the engine loads on this worker's first view.
@@ -103,8 +104,17 @@ def build_io_worker(
         tuner=live_tuner(pool_supplier(settings, store, "io")),
         activity_task_poller_behavior=ACTIVITY_POLLERS,
         deployment_config=versioned,
-        interceptors=[*INTERCEPTORS, overloaded, HeartbeatKeeper()],
+        interceptors=[*INTERCEPTORS, overloaded, HeartbeatKeeper(_deadlines(settings))],
     )
+
+
+#: Reading a packet's files from the store, before its delivery's own clock starts.
+_DELIVERY_GRACE_S = 15.0
+
+
+def _deadlines(settings: Settings) -> dict[str, float]:
+    """Steps the heartbeat keeper stops keeping alive past their wall-clock bound."""
+    return {"custody.release.deliver": settings.egress_push_deadline_s + _DELIVERY_GRACE_S}
 
 
 async def main() -> None:
@@ -112,6 +122,7 @@ async def main() -> None:
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
+    check_sandbox(settings)  # production refuses to start without every layer
     # Scratch objects expire on a timer here, on S3 too: the bucket's lifecycle
     # rules expire work/ and manual/, but not intake/, whose held objects (a
     # quarantined document's only copy) only this sweep can tell apart.

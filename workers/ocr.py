@@ -37,7 +37,14 @@ from custody.state.ocr_config import ConfigRegistry
 from custody.state.pools import MAX_LIMIT
 from custody.stores import ObjectStore, open_raw_store, open_store
 from workers.budget import RetryBudget
-from workers.common import connect, deployment_config, run, run_until_signalled, start_staging
+from workers.common import (
+    check_sandbox,
+    connect,
+    deployment_config,
+    run,
+    run_until_signalled,
+    start_staging,
+)
 from workers.guards import ENGINE, STORE, GuardedEngine, GuardedStore, breaker_for
 from workers.interceptors import CanonicalLogInterceptor, OverloadInterceptor
 from workers.logging import configure_logging
@@ -110,6 +117,7 @@ async def main() -> None:
     configure_logging(settings)
     store = open_store(settings)
     area, sweeper = start_staging(settings)
+    check_sandbox(settings)  # production refuses to start without every layer
     # Loads the models now: fail fast, and the first page does not pay.
     registry = ConfigRegistry(open_raw_store(settings))
     engine = configured_engine(settings, registry, f"ocr-worker@{socket.gethostname()}")

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey
+from temporalio.common import Priority, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -38,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from custody import release_steps as steps
     from custody import release_steps_v1 as v1
     from custody.errors import EGRESS_REFUSE_CODES, Code, ReleaseStepFailed
-    from custody.queues import SA_REASON, SA_STATE, SA_TENANT
+    from custody.queues import SA_REASON, SA_STATE, SA_TENANT, scheduling
     from workflows import retries as r
 
 STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
@@ -48,6 +48,8 @@ RECIPIENT_KEY = SearchAttributeKey.for_keyword(eg.SA_RECIPIENT)
 
 #: Marks a run that sends each step its own input (custody.release_steps).
 STEP_MODELS_PATCH = "release-step-models"
+#: Marks a run whose steps carry the tenant's fairness key and the release's priority.
+FAIRNESS_PATCH = "release-fairness"
 
 _REFUSALS = frozenset(c.value for c in EGRESS_REFUSE_CODES)
 
@@ -62,10 +64,14 @@ class ReleaseWorkflow:
     def __init__(self) -> None:
         self._state = eg.ReleaseState.RUNNING
         self._attempts: dict[str, int] = {}
+        self._fair: eg.ReleaseInput | None = None  # set when the run carries fairness
 
     @workflow.run
     async def run(self, inp: eg.ReleaseInput) -> eg.ReleaseResult:
         shapes = steps.Inputs(inp) if self._step_models() else v1.Inputs(inp)
+        # Decided once, at the start: a run begun by a build before the patch keeps the
+        # default priority after an upgrade, and records no marker in its middle.
+        self._fair = inp if self._fairness() else None
         self._set(eg.ReleaseState.RUNNING, None, inp)
         result = eg.ReleaseResult(
             release_id=inp.release_id,
@@ -130,7 +136,7 @@ class ReleaseWorkflow:
         them, or as the failure does (``workflows.retries.attempts_of``).
         """
         try:
-            out = await r.execute(step, method, arg)
+            out = await r.execute(step, method, arg, priority=self._priority())
         except ActivityError as err:
             cause = err.cause
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
@@ -138,6 +144,20 @@ class ReleaseWorkflow:
             raise ReleaseStepFailed(code or Code.INTERNAL.value) from err
         self._attempts[step.name] = out.attempt
         return out
+
+    def _fairness(self) -> bool:
+        """Whether this run's steps carry the tenant's fairness key: every run since the patch."""
+        return workflow.patched(FAIRNESS_PATCH)
+
+    def _priority(self) -> Priority:
+        """Each step's place in the shared I/O queue, as a document's steps have theirs: the
+        tenant's fairness key, so one tenant's renders queue behind its own, not everyone's.
+
+        Releases started before this patch keep the default, as they recorded it.
+        """
+        if self._fair is None:
+            return Priority.default
+        return scheduling(self._fair.tenant, self._fair.priority, None)
 
     def _end(
         self,

@@ -9,6 +9,7 @@ A tenant registers each recipient with one channel (:class:`RecipientChannel`):
   (:mod:`activities.egress.https_push` documents the wire format). ``http://`` is
   accepted only for loopback hosts (127.0.0.0/8, ::1, ``localhost``), so tests
   and development can use a plain local server; anything else must be TLS.
+  Production refuses both (:mod:`activities.egress.reach`: where a channel may go).
 
 Exactly once at the recipient: a retried delivery (after a crash, a timeout, a
 worker restart) finds what the first attempt left and treats identical bytes as
@@ -189,6 +190,8 @@ class Delivery(_Model):
     answer_sha256: str
     already_delivered: bool
     status: int | None = None  # the HTTP status, https only
+    #: https: SHA-256 of the ZIP body sent, what the recipient holds (the tenant's view).
+    body_sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -210,13 +213,15 @@ class AttemptLimits:
 
 
 class S3Access(_Model):
-    """How to reach the recipient's S3 service. Explicit keys win; without them
-    boto3's usual chain applies (an instance role), as for the project's own store."""
+    """How to reach the recipient's S3 service, with the recipient's own keys
+    (``activities.egress.s3_access``). Without keys boto3's usual chain applies,
+    which only development against a local endpoint allows."""
 
     endpoint_url: str | None = None
     region: str = "us-east-1"
     access_key_id: SecretStr | None = None
     secret_access_key: SecretStr | None = None
+    session_token: SecretStr | None = None  # an assumed role's
 
 
 class Channel(Protocol):

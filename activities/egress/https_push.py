@@ -29,6 +29,17 @@ How the recipient's answer is read:
   not retryable. So is a TLS certificate that does not verify: trust is
   configuration (``ca_file``), not luck.
 
+Where it connects: the name is resolved once per attempt and every address
+vetted (``activities.egress.reach``: public unicast only; loopback in
+development), then the connection goes to the first vetted address with SNI
+and the certificate checked for the name, never to the name again (a second
+lookup is how DNS rebinding gets in).
+
+How long: the whole attempt, connect to the answer's last byte, ends at
+``AttemptLimits.deadline_s``, whatever each socket operation's timeout: at
+the deadline the socket is shut down under the request, so a recipient that
+trickles bytes cannot hold an I/O thread past it (``RECIPIENT_UNREACHABLE``).
+
 The client is stdlib ``http.client``: no proxy from the environment, the
 default TLS context plus an optional CA file for a private CA.
 """
@@ -36,15 +47,21 @@ default TLS context plus an optional CA file for a private CA.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import http.client
 import io
 import re
+import socket
 import ssl
+import threading
+import time
 import zipfile
 from urllib.parse import urlsplit
 
+from activities.egress.addresses import IPAddress
 from activities.egress.channels import AttemptLimits, Delivery, Packet, RecipientChannel
+from activities.egress.reach import Reach
 from custody.errors import Code, DeliveryFailed
 
 ANSWER_CAP = 1 << 20
@@ -87,17 +104,19 @@ class HttpsChannel:
         *,
         ca_file: str | None = None,
         limits: AttemptLimits | None = None,
+        reach: Reach | None = None,
     ) -> None:
-        self.spec, self.limits = spec, limits or AttemptLimits()
+        self.spec, self.limits, self.reach = spec, limits or AttemptLimits(), reach or Reach()
         self._url = http_target(spec)
         https = spec.target.startswith("https://")
         self._tls = ssl.create_default_context(cafile=ca_file) if https else None
 
     def deliver(self, packet: Packet) -> Delivery:
         """POST once: accepted (or already held), or the code the answer means."""
+        deadline = _Deadline(self.limits.deadline_s)
+        address = self.reach.addresses(self.spec)[0]  # resolved once, every address vetted
         body = packet_zip(packet)
-        timeout = min(self.limits.request_timeout_s, self.limits.deadline_s)
-        status, answer, held = self._post(body, packet_headers(packet, body), timeout)
+        status, answer, held = self._post(address, body, packet_headers(packet, body), deadline)
         answer_sha256 = hashlib.sha256(answer).hexdigest()
         if 200 <= status < 300 or (status == 409 and held == packet.sha256):
             return Delivery(
@@ -108,18 +127,16 @@ class HttpsChannel:
                 answer_sha256=answer_sha256,
                 already_delivered=status == 409,
                 status=status,
+                body_sha256=hashlib.sha256(body).hexdigest(),
             )
         raise _judge(packet.release_id, status, answer_sha256, held)
 
     def _post(
-        self, body: bytes, headers: dict[str, str], timeout: float
+        self, address: IPAddress, body: bytes, headers: dict[str, str], deadline: _Deadline
     ) -> tuple[int, bytes, str | None]:
         host, port, path = self._url
-        conn: http.client.HTTPConnection
-        if self._tls is None:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
-        else:
-            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=self._tls)
+        timeout = min(self.limits.request_timeout_s, deadline.left())
+        conn = _Pinned(host, port, address, timeout, deadline, self._tls)
         try:
             conn.request("POST", path, body=body, headers=headers)
             resp = conn.getresponse()
@@ -128,10 +145,62 @@ class HttpsChannel:
             detail = "TLS certificate not trusted"
             raise DeliveryFailed(Code.RECIPIENT_REFUSED, detail) from exc
         except (OSError, http.client.HTTPException) as exc:
-            detail = type(exc).__name__
+            detail = "deadline passed" if deadline.cut else type(exc).__name__
             raise DeliveryFailed(Code.RECIPIENT_UNREACHABLE, detail) from exc
         finally:
+            deadline.close()
             conn.close()
+
+
+class _Deadline:
+    """The attempt's wall clock: at its end the connection's socket is shut down, which
+    ends any send or receive blocked on it, however patient each one's own timeout."""
+
+    def __init__(self, seconds: float) -> None:
+        self.end, self.cut = time.monotonic() + seconds, False
+        self._timer: threading.Timer | None = None
+
+    def left(self) -> float:
+        return max(0.001, self.end - time.monotonic())
+
+    def watch(self, sock: socket.socket) -> None:
+        self._timer = threading.Timer(self.left(), self._shut, (sock,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _shut(self, sock: socket.socket) -> None:
+        self.cut = True
+        with contextlib.suppress(OSError):  # already closed: the attempt is over anyway
+            sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+class _Pinned(http.client.HTTPSConnection):
+    """A connection to one vetted address: the name only in ``Host``, SNI and the
+    certificate check; plain HTTP when there is no TLS context (development)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        address: IPAddress,
+        timeout: float,
+        deadline: _Deadline,
+        tls: ssl.SSLContext | None,
+    ) -> None:
+        super().__init__(host, port, timeout=timeout, context=tls)
+        self._address, self._deadline, self._tls = str(address), deadline, tls
+        self.default_port = 80 if tls is None else 443  # Host carries the port unless default
+
+    def connect(self) -> None:
+        # Replaces the name lookup of HTTP(S)Connection.connect: the vetted address only.
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        self._deadline.watch(raw)
+        tls = self._tls
+        self.sock = raw if tls is None else tls.wrap_socket(raw, server_hostname=self.host)
 
 
 def http_target(spec: RecipientChannel) -> tuple[str, int, str]:

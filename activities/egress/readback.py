@@ -16,7 +16,8 @@ from __future__ import annotations
 import io
 import itertools
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Generator, Iterator
+from contextlib import closing
 
 import pypdfium2 as pdfium
 import pytesseract
@@ -198,18 +199,38 @@ def _readings(token: str) -> Iterator[str]:
                 yield "".join(chars)
 
 
+def read_every_page(data: bytes, candidates: Collection[str] = ()) -> list[str | None]:
+    """The release id printed on each page of a released PDF (one entry for an image)."""
+    return [read_mark_on_page(page, candidates) for page in _pages(data)]
+
+
 def first_page(data: bytes) -> Image.Image | None:
+    with closing(_pages(data)) as pages:
+        return next(pages, None)
+
+
+def _pages(data: bytes) -> Generator[Image.Image]:
+    # Nothing is yielded while pdfium's lock is held: the caller reads each page
+    # with Tesseract in between.
     try:
-        if data.startswith(b"%PDF-"):
-            with PDFIUM_LOCK:
-                pdf = pdfium.PdfDocument(data)
-                try:
-                    points = max(pdf.get_page_size(0))
+        if not data.startswith(b"%PDF-"):
+            with Image.open(io.BytesIO(data), formats=["PNG", "JPEG", "TIFF"]) as image:
+                page = Image.fromarray(to_gray(image))
+            yield page
+            return
+        with PDFIUM_LOCK:
+            pdf = pdfium.PdfDocument(data)
+        try:
+            for index in itertools.count():
+                with PDFIUM_LOCK:
+                    if index >= len(pdf):
+                        return
+                    points = max(pdf.get_page_size(index))
                     dpi = min(_READ_DPI, int(_READ_MAX_PX * 72 / points))
-                    return Image.fromarray(render_pdf_page(pdf, 0, dpi))
-                finally:
-                    pdf.close()
-        with Image.open(io.BytesIO(data), formats=["PNG", "JPEG", "TIFF"]) as image:
-            return Image.fromarray(to_gray(image))
+                    page = Image.fromarray(render_pdf_page(pdf, index, dpi))
+                yield page
+        finally:
+            with PDFIUM_LOCK:
+                pdf.close()
     except (pdfium.PdfiumError, OSError, ValueError, IndexError):
-        return None
+        return

@@ -1,208 +1,110 @@
 """The released file: each verified page with the release burned into its pixels.
 
-A released page is the source page with a white band added above and below, so
-the mark never covers content: the top band holds the release id and its check
-code in large monospace (what :func:`activities.egress.readback.read_visible_mark`
-reads back from a printed-and-rescanned copy) over :meth:`ReleaseMark.text`; the bottom band
-repeats that line with the check code and page number. A light diagonal repeat
-of recipient and release id crosses the content itself, drawn with "darker", so
-it never lightens a pixel of the page. The OCR words stay findable through an invisible
-text layer (:func:`activities.pages.searchable.searchable_pdf`), and the PDF
-carries its identity in ``/ID``, XMP and info dict (:mod:`.pdfmeta`).
+A released page is the source page with the mark drawn on (:mod:`.stamp`: a
+band above and below with the release id and check code, a light diagonal
+across the scan). The OCR words stay findable through an invisible text layer
+(:func:`activities.pages.searchable.searchable_pdf`), and the PDF carries its
+identity in ``/ID``, XMP and info dict (:mod:`.pdfmeta`). Each page is built
+on its own and its image stored as its source was (1 bit, or 16 grey levels
+that round a pixel by at most half a step, at the scan's own resolution:
+:mod:`.encode`) before the pages are joined, so a release stays near its
+source's size and one raw page is held at a time.
 
 Deterministic: the same pages, dpi and mark give the same bytes on one
-installation (the date comes in the mark; fonts are DejaVu, found on the system
-or in matplotlib's copy, else Pillow's built-in font).
+installation (the date comes in the mark, the fonts from the system).
 """
 
 from __future__ import annotations
 
 import io
-import itertools
-from collections.abc import Iterable
-from functools import lru_cache
-from importlib.util import find_spec
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pikepdf
 import pypdfium2 as pdfium
-from PIL import Image, ImageChops, ImageDraw, ImageFont, PngImagePlugin
+from PIL import PngImagePlugin
 
+from activities.egress import encode
+from activities.egress.original import Original
 from activities.egress.pdfmeta import ReleaseMark, write_identity
+from activities.egress.stamp import Stamp
 from activities.pages.raster import GrayPage
 from activities.pages.searchable import searchable_pdf
 from custody.errors import RenderFailed
-from custody.models import PageText, Word
-
-# --- rendering ----------------------------------------------------------------
+from custody.models import PageText
 
 
 def render_release(
-    pages: Iterable[tuple[GrayPage, PageText]], dpi: int, mark: ReleaseMark
+    pages: Iterable[tuple[GrayPage, PageText]],
+    dpi: int,
+    mark: ReleaseMark,
+    originals: Sequence[Original] = (),
 ) -> bytes:
-    """A PDF of the watermarked pages with their invisible OCR text and the release identity."""
-    stamp = _Stamp(mark, dpi)
-    count = itertools.count(1)
-    stamped = (stamp.page(image, text, next(count)) for image, text in pages)
+    """A PDF of the watermarked pages with their invisible OCR text and the release identity.
+
+    ``originals`` says, page by page, what a PDF source's scan was (:mod:`.original`);
+    pages past its end, and image sources, keep the pixels they come with.
+    """
+    stamp = Stamp(mark, dpi)
+    singles: list[pikepdf.Pdf] = []
     try:
-        base = searchable_pdf(stamped, dpi)
-        if next(count) == 1:
-            raise RenderFailed("no pages")
-        return write_identity(base, mark)
+        with pikepdf.new() as pdf:
+            for number, (image, text) in enumerate(pages, 1):
+                original = originals[number - 1] if number <= len(originals) else Original()
+                singles.append(_page(stamp, image, text, number, original))
+                pdf.pages.append(singles[-1].pages[0])
+            if not singles:
+                raise RenderFailed("no pages")
+            out = io.BytesIO()
+            pdf.save(out)  # qpdf reads each page's streams from its single here
+        return write_identity(out.getvalue(), mark)
     except (pdfium.PdfiumError, pikepdf.PdfError, ValueError, OSError) as exc:
         raise RenderFailed(type(exc).__name__) from None
+    finally:
+        for single in singles:
+            single.close()
+
+
+def _page(
+    stamp: Stamp, image: GrayPage, text: PageText, number: int, original: Original
+) -> pikepdf.Pdf:
+    """One stamped page as a one-page PDF, its image encoded as its source was.
+
+    searchable_pdf lays the words and sizes the page; the image it places is a
+    white one of the page's size, cheap for pdfium to compress, swapped at once.
+    """
+    stamped, moved = stamp.page(image, text, number)
+    blank = np.full((stamped.height, stamped.width), 255, dtype=np.uint8)
+    single = pikepdf.open(io.BytesIO(searchable_pdf([(blank, moved)], stamp.dpi)))
+    bilevel = original.bilevel or encode.is_bilevel(image)
+    shrunk = encode.shrink(stamped, original.scale(stamp.dpi))
+    encode.place(single.pages[0], encode.pdf_image(shrunk, bilevel))
+    return single
 
 
 def render_page_png(
-    image: GrayPage, mark: ReleaseMark, *, dpi: int = 200, page_number: int = 1
+    image: GrayPage,
+    mark: ReleaseMark,
+    *,
+    dpi: int = 200,
+    page_number: int = 1,
+    original: Original | None = None,
 ) -> bytes:
-    """One watermarked page as PNG, the release id and policy hash in tEXt chunks."""
+    """One watermarked page as PNG, the release id and policy hash in tEXt chunks.
+
+    Encoded as its source was: 1 bit for a bilevel scan, 16 grey levels otherwise,
+    at the scan's resolution (``original``, for a page of a PDF source).
+    """
+    original = original or Original()
     info = PngImagePlugin.PngInfo()
     info.add_text("Custody-Release-Id", mark.release_id)
     info.add_text("Custody-Policy-Sha256", mark.policy_sha256)
-    out = io.BytesIO()
-    _Stamp(mark, dpi).image(image, page_number).save(out, "PNG", pnginfo=info, dpi=(dpi, dpi))
-    return out.getvalue()
+    scale = original.scale(dpi)
+    stamped = encode.shrink(Stamp(mark, dpi).image(image, page_number), scale)
+    bilevel = original.bilevel or encode.is_bilevel(image)
+    return encode.png(stamped, bilevel, info, dpi * scale)
 
 
-class _Stamp:
-    """The watermark for one mark at one resolution, drawn onto page after page."""
-
-    def __init__(self, mark: ReleaseMark, dpi: int) -> None:
-        if not 50 <= dpi <= 1200:
-            raise RenderFailed("dpi out of range")
-        self.mark, self.px = mark, dpi / 72  # pixels per point
-        self._margin = round(0.1 * dpi)
-        # Pillow font objects are not shared between threads: each stamp has its own.
-        self._fonts: dict[tuple[str, int], _Font] = {}
-        self._layers: dict[tuple[int, int], Image.Image] = {}
-        self._tile = self._make_tile()
-
-    def page(self, image: GrayPage, text: PageText, number: int) -> tuple[GrayPage, PageText]:
-        stamped, top = self._draw(image, number)
-        words = [_shift(word, top) for word in text.words]
-        height = stamped.height
-        moved = text.model_copy(update={"words": words, "height": height})
-        return np.asarray(stamped, dtype=np.uint8), moved
-
-    def image(self, image: GrayPage, number: int) -> Image.Image:
-        return self._draw(image, number)[0]
-
-    def _draw(self, image: GrayPage, number: int) -> tuple[Image.Image, int]:
-        if image.ndim != 2 or image.dtype != np.uint8 or 0 in image.shape:
-            raise RenderFailed(f"page {number} is not an 8-bit grayscale image")
-        height, width = image.shape
-        content = ImageChops.darker(Image.fromarray(image), self._diagonal(width, height))
-        head = self._band(width, [*self._id_lines(width), (self.mark.text(), _SANS, 8, 6)])
-        foot_line = f"{self.mark.text()} {self.mark.check_code()} · page {number}"
-        foot = self._band(width, [(foot_line, _SANS, 7, 6)])
-        canvas = Image.new("L", (width, head.height + height + foot.height), 255)
-        for band, top in ((head, 0), (content, head.height), (foot, head.height + height)):
-            canvas.paste(band, (0, top))
-        rule = max(1, round(self.px / 2))
-        ImageDraw.Draw(canvas).line(
-            [(0, head.height - rule), (width, head.height - rule)], 128, rule
-        )
-        return canvas, head.height
-
-    def _id_lines(self, width: int) -> list[_Line]:
-        # On narrow pages (receipts) the check code takes a line of its own, so
-        # the id keeps a size Tesseract can read after print and scan.
-        line = f"{self.mark.release_id}  {self.mark.check_code()}"
-        if self._font(_MONO, round(16 * self.px)).getlength(line) <= width - 2 * self._margin:
-            return [(line, _MONO, 16, 16)]
-        return [(self.mark.release_id, _MONO, 16, 11), (self.mark.check_code(), _MONO, 16, 16)]
-
-    def _band(self, width: int, lines: list[_Line]) -> Image.Image:
-        inner, gap = width - 2 * self._margin, self._margin // 2
-        rows: list[tuple[str, _Font]] = []
-        for text, name, points, floor in lines:
-            font = self._fit(text, name, points, floor, inner)
-            rows += [(part, font) for part in _wrap(text, font, inner)]
-        heights = [_height(font) for _, font in rows]
-        height = sum(heights) + gap * (len(rows) - 1) + 2 * self._margin
-        band = Image.new("L", (width, height), 255)
-        draw, y = ImageDraw.Draw(band), self._margin
-        for (text, font), row_height in zip(rows, heights, strict=True):
-            draw.text((self._margin, y), text, 0, font)
-            y += row_height + gap
-        return band
-
-    def _diagonal(self, width: int, height: int) -> Image.Image:
-        key = (width, height)
-        if key not in self._layers:
-            self._layers[key] = _tiled(self._tile, width, height)
-        return self._layers[key]
-
-    def _make_tile(self) -> Image.Image:
-        text = f"{self.mark.recipient} · {self.mark.release_id}"
-        font = self._font(_SANS, round(14 * self.px))
-        left, top, right, bottom = (int(v) for v in font.getbbox(text))
-        tile = Image.new("L", (right - left + 4, bottom - top + 4), 255)
-        ImageDraw.Draw(tile).text((2 - left, 2 - top), text, _DIAGONAL_GRAY, font)
-        return tile.rotate(30, Image.Resampling.BICUBIC, expand=True, fillcolor=255)
-
-    def _fit(self, text: str, name: str, points: float, floor: float, width: int) -> _Font:
-        # Shrink to the page's width (receipts are narrow) down to a legible
-        # floor; _wrap breaks what is still too wide.
-        size, smallest = round(points * self.px), round(floor * self.px)
-        while size > smallest and self._font(name, size).getlength(text) > width:
-            size = max(smallest, int(size * 0.9))
-        return self._font(name, size)
-
-    def _font(self, name: str, size: int) -> _Font:
-        if (name, size) not in self._fonts:
-            path = _font_path(name)
-            font = ImageFont.truetype(path, size) if path else ImageFont.load_default(size)
-            self._fonts[name, size] = font
-        return self._fonts[name, size]
-
-
-_MONO, _SANS = "DejaVuSansMono-Bold.ttf", "DejaVuSans.ttf"
-_DIAGONAL_GRAY = 200
-_Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
-_Line = tuple[str, str, float, float]  # text, font file, points, smallest points
-
-
-def _wrap(text: str, font: _Font, width: int) -> list[str]:
-    """Greedy line breaks at spaces; a word wider than the line is cut anywhere."""
-    rows = [""]
-    for word in text.split(" "):
-        joined = f"{rows[-1]} {word}" if rows[-1] else word
-        if font.getlength(joined) <= width:
-            rows[-1] = joined
-            continue
-        rows.append("")
-        for char in word:
-            if rows[-1] and font.getlength(rows[-1] + char) > width:
-                rows.append("")
-            rows[-1] += char
-    return [row for row in rows if row]
-
-
-def _tiled(tile: Image.Image, width: int, height: int) -> Image.Image:
-    layer = Image.new("L", (width, height), 255)
-    step_x, step_y = tile.width + tile.width // 3, tile.height + tile.height // 4
-    for row, y in enumerate(range(-tile.height // 2, height, step_y)):
-        for x in range(-(row % 2) * step_x // 2, width, step_x):
-            layer.paste(tile, (x, y))
-    return layer
-
-
-def _shift(word: Word, dy: int) -> Word:
-    return word.model_copy(update={"box": [[x, y + dy] for x, y in word.box]})
-
-
-def _height(font: _Font) -> int:
-    return int(font.getbbox("Mg|")[3])
-
-
-@lru_cache(maxsize=4)
-def _font_path(name: str) -> str | None:
-    # Debian's fonts-dejavu-core, else the copy matplotlib (a dependency) ships.
-    folders = [Path("/usr/share/fonts/truetype/dejavu")]
-    spec = find_spec("matplotlib")
-    if spec is not None and spec.origin is not None:
-        folders.append(Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf")
-    return next((str(f / name) for f in folders if (f / name).is_file()), None)
+def content_top(mark: ReleaseMark, dpi: int, width: int) -> int:
+    """Where the scan begins on a released page ``width`` pixels wide: the top band's height."""
+    return Stamp(mark, dpi).head(width).height

@@ -21,6 +21,7 @@ retry) within :class:`AttemptLimits`; the deadline is checked between files.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -121,9 +122,25 @@ def _unreachable(detail: str) -> DeliveryFailed:
 
 def outbox_channel(spec: RecipientChannel, limits: AttemptLimits) -> StoreChannel:
     """A directory channel; files get mode 0600 and folders 0700, as LocalStore makes them."""
+    _no_symlink(Path(spec.target))
     with _recipient_errors():  # LocalStore creates the directory: it may be unwritable
-        store = LocalStore(Path(spec.target))
+        store = _Outbox(Path(spec.target))
     return StoreChannel("outbox", store, spec.location, limits)
+
+
+class _Outbox(LocalStore):
+    """A folder others may write too: every path is resolved and checked before it is used,
+    so a symlink planted in it (to the keys, say) is refused, never followed."""
+
+    def _path(self, key: str) -> Path:
+        path = super()._path(key)
+        _no_symlink(path)
+        return path
+
+
+def _no_symlink(path: Path) -> None:
+    if os.path.realpath(path) != os.path.normpath(path):
+        raise DeliveryFailed(Code.RECIPIENT_ADDRESS_REFUSED, "a symlink in the outbox's path")
 
 
 def s3_channel(
@@ -137,19 +154,21 @@ def s3_channel(
 
     # As custody.stores.s3.client_from_settings builds the store's own client, but
     # each request sent once: a failed attempt is the deliver step's to retry.
+    timeout = min(limits.request_timeout_s, limits.deadline_s)
     config = Config(
-        connect_timeout=limits.request_timeout_s,
-        read_timeout=limits.request_timeout_s,
+        connect_timeout=timeout,
+        read_timeout=timeout,
         retries={"total_max_attempts": 1, "mode": "standard"},
         s3={"addressing_style": "path" if access.endpoint_url else "auto"},
     )
-    key_id, secret = access.access_key_id, access.secret_access_key
+    key_id, secret, token = access.access_key_id, access.secret_access_key, access.session_token
     client = boto3.client(
         "s3",
         endpoint_url=access.endpoint_url,
         region_name=access.region,
         aws_access_key_id=key_id.get_secret_value() if key_id else None,
         aws_secret_access_key=secret.get_secret_value() if secret else None,
+        aws_session_token=token.get_secret_value() if token else None,
         verify=ca_file,
         config=config,
     )

@@ -19,12 +19,12 @@ from activities.fields.configured import read_configured
 from activities.fields.form import read_pairs
 from activities.fields.layout import Line, page_lines
 from activities.fields.receipt import read_receipt
-from activities.fields.referral import read_referral
+from activities.fields.referral import BARS, read_referral
 from custody.doctypes import TypeSpec
-from custody.fields import DocType, Extraction
+from custody.fields import DocType, Extraction, FoundField
 from custody.models import PageText
 
-__all__ = ["extract"]
+__all__ = ["extract", "unbarred"]
 
 
 def extract(
@@ -51,3 +51,14 @@ def extract(
         fields = read_configured(types[kind.type], lines, marks)
         return Extraction(classification=kind, fields=fields)
     return Extraction(classification=kind, pairs=read_pairs(lines, marks))
+
+
+def unbarred(pages: list[PageText]) -> dict[str, FoundField]:
+    """A referral's fields as read before their bars: each reading's value and confidence.
+
+    Not for publishing: ``custody bench fields`` measures from these how often a
+    reading is wrong per confidence band, which is what the bars are set from.
+    """
+    ordered = sorted(pages, key=lambda p: p.page)
+    lines = [line for page in ordered for line in page_lines(page)]
+    return read_referral(ordered, lines, dict.fromkeys(BARS, 0.0))

@@ -1,13 +1,17 @@
-"""Label anchors and the values beside them.
+"""Label anchors and the places their values may be.
 
 A label is found by its words, each compared after folding the letters OCR
-confuses (``1D`` for ``ID``); long words may be one or two edits off, short
-ones must match. Every label on a line is found at once and each stretch of
-words goes to the label that fits it best, so "Referred by" is the clinician
-and never the referral date, and a distractor's label (DOB, MRN, fax date)
-ends the value of the field before it. A value is the run of words right of
-its label on the same line, or the words just below it in the same column
-(boxed grids print the label above the value).
+confuses (``1D`` for ``ID``) and the abbreviations people print (``No``,
+``Nr``, ``#`` and ``Number``; ``Pt`` and ``Patient``; ``Dt`` and ``Date``);
+long words may be one or two edits off, short ones must match. Every label on
+a line is found at once and each stretch of words goes to the label that fits
+it best, so "Referred by" is the clinician and never the referral date, and a
+distractor's label (DOB, MRN, fax date) ends the value of the field before it.
+
+A value may sit right of its label on its line (close, or far off in a list's
+value column), under it in its column (boxed grids and banner tables print the
+label above), or, where the label ends a line of prose, at the start of the
+next line (a letter's sentence wrapped).
 """
 
 from __future__ import annotations
@@ -22,6 +26,31 @@ from activities.fields.normalise import edit_distance
 
 _FOLD = str.maketrans({"0": "o", "1": "i", "l": "i", "|": "i", "5": "s"})
 _NOT_WORD = re.compile(r"[^a-z0-9#]")
+#: Abbreviations and spellings of one word, mapped to one form (before folding).
+_SAME = {
+    "nr": "no",
+    "num": "no",
+    "number": "no",
+    "#": "no",
+    "identifier": "id",
+    "ident": "id",
+    "pt": "patient",
+    "pat": "patient",
+    "dt": "date",
+    "reference": "ref",
+    "enrollment": "enrolment",
+    "randomization": "randomisation",
+    "center": "centre",
+    "organization": "organisation",
+}
+_WIDE = 2.0  # label heights: a gap wider than this ends a value's run of words
+
+
+def _folded(text: str) -> str:
+    return _NOT_WORD.sub("", text.lower()).translate(_FOLD)
+
+
+_SYNONYMS = {_folded(k): _folded(v) for k, v in _SAME.items()}
 
 
 @dataclass(frozen=True)
@@ -51,12 +80,16 @@ class Anchor:
 class Candidate:
     anchor: Anchor
     tokens: tuple[Token, ...]
-    method: str  # "anchor:right-of" or "anchor:below"
+    method: str  # "anchor:right-of", "anchor:below" or "anchor:wrapped"
     gap: float  # distance from the label, in label heights
 
 
 def fold(text: str) -> str:
-    return _NOT_WORD.sub("", text.lower()).translate(_FOLD)
+    """A word as labels are compared: lower case, OCR's look-alikes and abbreviations as one."""
+    word = _folded(text)
+    if len(word) > 1:
+        word = word.replace("#", "")
+    return _SYNONYMS.get(word, word)
 
 
 @lru_cache(maxsize=65536)
@@ -74,23 +107,25 @@ def _word_score(seen: str, wanted: str) -> float:
 
 def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> list[Anchor]:
     """Every label on every line, overlaps resolved in favour of the best, longest fit."""
-    wanted = [
-        (kind, [fold(w) for w in variant.split()], variant.endswith(":"))
+    wanted = {
+        (kind, tuple(fold(w) for w in variant.split()), variant.endswith(":"))
         for kind, variants in labels.items()
         for variant in variants
-    ]
+    }
     found: list[Anchor] = []
     for n, line in enumerate(lines):
         words = [fold(t.text) for t in line.tokens]
         for start in range(len(words)):
             for kind, parts, colon in wanted:
                 score = _match(words, start, parts)
-                if colon and score and not line.tokens[start + len(parts) - 1].text.endswith(":"):
+                end = start + len(parts)
+                if score and not _together(line.tokens[start:end]):
+                    score = 0.0  # "Consent | Given": a cell's label and the next cell's value
+                if colon and score and not _colon_or_alone(line.tokens, start, end):
                     score = 0.0
                 if score > 0:
-                    end = start + len(parts)
                     found.append(Anchor(kind, n, start, end, score, tuple(line.tokens[start:end])))
-    found.sort(key=lambda a: (-(a.score * (a.end - a.start)), -a.score, a.line, a.start))
+    found.sort(key=lambda a: (-(a.score * (a.end - a.start)), -a.score, a.line, a.start, a.kind))
     kept: list[Anchor] = []
     for anchor in found:
         if not any(
@@ -100,7 +135,24 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
     return sorted(kept, key=lambda a: (a.line, a.start))
 
 
-def _match(words: list[str], start: int, parts: list[str]) -> float:
+def _together(tokens: Sequence[Token]) -> bool:
+    """A label's words sit together: none further from the last than two letters high."""
+    h = max(t.height for t in tokens)
+    return all(b.x0 - a.x1 <= _WIDE * h for a, b in zip(tokens, tokens[1:], strict=False))
+
+
+def _colon_or_alone(tokens: Sequence[Token], start: int, end: int) -> bool:
+    """A common word is a label where its colon is printed, or where it stands alone in its
+    cell (a table's or a box's label): nothing within two letters high either side."""
+    if tokens[end - 1].text.endswith(":"):
+        return True
+    h = max(t.height for t in tokens[start:end])
+    before = start == 0 or tokens[start].x0 - tokens[start - 1].x1 > _WIDE * h
+    after = end == len(tokens) or tokens[end].x0 - tokens[end - 1].x1 > _WIDE * h
+    return before and after
+
+
+def _match(words: list[str], start: int, parts: tuple[str, ...]) -> float:
     if start + len(parts) > len(words):
         return 0.0
     worst = 1.0
@@ -113,49 +165,88 @@ def _match(words: list[str], start: int, parts: list[str]) -> float:
 
 
 def candidates(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Candidate]:
-    """The value right of ``anchor`` and the one below it, where there is one."""
-    return [c for c in (_right_of(anchor, lines, anchors), _below(anchor, lines, anchors)) if c]
+    """The value right of ``anchor``, the one below it and the one a wrapped line begins with."""
+    found = (
+        _right_of(anchor, lines, anchors),
+        _below(anchor, lines, anchors),
+        _wrapped(anchor, lines, anchors),
+    )
+    return [c for c in found if c]
+
+
+def _stop(line: int, after: int, anchors: Sequence[Anchor], default: int) -> int:
+    """Where the next label on ``line`` at or after token ``after`` starts."""
+    return min((a.start for a in anchors if a.line == line and a.start >= after), default=default)
 
 
 def _right_of(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate | None:
     line = lines[anchor.line]
-    stop = min(
-        (a.start for a in anchors if a.line == anchor.line and a.start >= anchor.end),
-        default=len(line.tokens),
-    )
-    run = _run(line.tokens[anchor.end : stop], anchor.height)
+    stop = _stop(anchor.line, anchor.end, anchors, len(line.tokens))
+    after = line.tokens[anchor.end : stop]
+    run = _run(_words_from(after), anchor.height)
     if not run:
         return None
-    return Candidate(anchor, tuple(run), "anchor:right-of", (run[0].x0 - anchor.x1) / anchor.height)
+    # Dot leaders or a colon between them join the label to its value: measured from them.
+    leaders = [t for t in after if t.x1 <= run[0].x0]
+    start = max([anchor.x1, *(t.x1 for t in leaders)])
+    return Candidate(anchor, tuple(run), "anchor:right-of", (run[0].x0 - start) / anchor.height)
 
 
 def _below(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate | None:
     h = anchor.height
     origin = lines[anchor.line]
+    if anchor.start and anchor.x0 - origin.tokens[anchor.start - 1].x1 <= _WIDE * h:
+        return None  # "The main concern is ...": a label inside a sentence heads no column
     for n in range(anchor.line + 1, min(len(lines), anchor.line + 4)):
         line = lines[n]
         if line.page != origin.page or line.cy - origin.cy > 4.0 * h:
             return None
+        if line.cy - origin.cy < 0.5 * h:
+            continue  # the same row, further right (a column read before this one)
         firsts = [i for i, t in enumerate(line.tokens) if abs(t.x0 - anchor.x0) <= 1.5 * h]
         if not firsts:
             continue
         first = firsts[0]
         if any(a.line == n and a.start <= first < a.end for a in anchors):
             return None  # the next label of a list, not a value
-        stop = min(
-            (a.start for a in anchors if a.line == n and a.start > first), default=len(line.tokens)
-        )
+        stop = _stop(n, first + 1, anchors, len(line.tokens))
         run = _run(line.tokens[first:stop], h)
         gap = (line.cy - origin.cy) / h
         return Candidate(anchor, tuple(run), "anchor:below", gap) if run else None
     return None
 
 
+def _wrapped(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate | None:
+    """A label that ends a line of prose: its value starts the next line, at the margin."""
+    line = lines[anchor.line]
+    if anchor.line + 1 >= len(lines) or _words_from(line.tokens[anchor.end :]):
+        return None
+    after = lines[anchor.line + 1]
+    h = anchor.height
+    rises = 0.5 * h < after.cy - line.cy <= 2.5 * h
+    if after.page != line.page or not rises or after.tokens[0].x0 > line.tokens[0].x0 + h:
+        return None
+    if any(a.line == anchor.line + 1 and a.start == 0 for a in anchors):
+        return None
+    run = _run(after.tokens[: _stop(anchor.line + 1, 1, anchors, len(after.tokens))], h)
+    return (
+        Candidate(anchor, tuple(run), "anchor:wrapped", (after.cy - line.cy) / h) if run else None
+    )
+
+
+def _words_from(tokens: Sequence[Token]) -> Sequence[Token]:
+    """``tokens`` from the first that holds a letter or digit: a colon or dot leaders go."""
+    for i, tok in enumerate(tokens):
+        if any(c.isalnum() for c in tok.text):
+            return tokens[i:]
+    return ()
+
+
 def _run(tokens: Sequence[Token], height: float) -> list[Token]:
     """The first words of ``tokens`` that sit together (no gap wider than two letters high)."""
     run: list[Token] = []
     for tok in tokens:
-        if run and tok.x0 - run[-1].x1 > 2.0 * height:
+        if run and tok.x0 - run[-1].x1 > _WIDE * height:
             break
         run.append(tok)
     return run

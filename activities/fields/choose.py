@@ -17,6 +17,8 @@ from custody.fields import FieldStatus, FieldValueType, FoundField
 #: A rival reading this close to the best one (as a share of its confidence)
 #: with another value makes the field a conflict, sent to review.
 CONFLICT_SHARE = 0.8
+#: No reading built from heuristics is certain: the most any field reports.
+MOST = 0.99
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ def decide(name: str, readings: Sequence[Reading], bar: float, *, seen: bool) ->
         _key(r.value) != _key(best.value) and r.confidence >= CONFLICT_SHARE * best.confidence
         for r in ranked[1:]
     )
-    confidence = round(min(1.0, max(0.0, best.confidence)), 4)
+    confidence = round(min(MOST, max(0.0, best.confidence)), 4)
     status: FieldStatus = "review" if rival or confidence < bar else "found"
     return FoundField(
         name=name,

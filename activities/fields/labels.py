@@ -1,7 +1,11 @@
 """The wordings each label is printed in, per document type.
 
-A wording ending in a colon matches only where the colon is printed: single
-common words ("To:", "Date:") are labels only then, not inside a value.
+A wording ending in a colon matches only where the colon is printed or where
+it stands alone in its cell, as tables and boxes print labels: single common
+words ("To:", "Date:") are labels only then, not inside a value or a sentence.
+Words are compared in the anchors' folded form, where abbreviations meet
+their long forms ("No", "Nr", "#" and "Number"; "Pt" and "Patient"; "Dt" and
+"Date"), so each wording stands for its abbreviations too.
 
 Besides the fields wanted, the distractors real forms print beside them
 (date of birth, MRN, fax dates) and the common labels of a cover sheet are
@@ -11,75 +15,160 @@ taken for the field it stands beside.
 
 from __future__ import annotations
 
+#: Where a referral comes from, after "Referring".
+_PLACES = (
+    "clinic",
+    "practice",
+    "surgery",
+    "site",
+    "unit",
+    "centre",
+    "service",
+    "hospital",
+    "organisation",
+)
+#: Records whose numbers stand beside a study's identifier.
+_RECORDS = ("Medical Record", "Hospital", "NHS", "Record", "Unit", "Case", "CHI", "Patient")
+#: Events whose dates stand beside a referral's.
+_EVENTS = ("Appointment", "Clinic", "Visit", "Fax", "Admission", "Discharge", "Print")
+
+#: What a study's identifier is called: a head word and a kind of number.
+_STUDY_HEADS = (
+    "Participant",
+    "Study participant",
+    "Trial participant",
+    "Research participant",
+    "Subject",
+    "Study subject",
+    "Study",
+    "Trial",
+    "Research",
+    "Enrolment",
+    "Randomisation",
+)
+_STUDY_TAILS = ("ID", "No", "Code", "Ref", "Identifier")
+
 REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
     "referral_date": (
         "Referral Date",
         "Date of Referral",
+        "Date of this referral",
         "Date referred",
         "Referred on",
         "Referral Dt",
         "Ref Date",
+        "Referral sent",
+        "Date of request",
+        "Request date",
+        "Letter date",
+        "Date of letter",
     ),
+    #: A date labelled only "Date:" or "Dated": the referral's, when nothing says otherwise.
+    "plain_date": ("Date:", "Dated", "Dated:"),
     "participant_id": (
-        "Participant ID",
-        "Participant No",
-        "Participant No.",
-        "Participant Number",
+        *(f"{head} {tail}" for head in _STUDY_HEADS for tail in _STUDY_TAILS),
+        "Study participant",
         "Participant #",
-        "Participant Identifier",
-        "Participant ID No",
-        "Participant Code",
-        "Study ID",
-        "Subject ID",
+        "Participant Number",
+        "Participant:",
     ),
     "consent": (
         "Consent to share obtained",
+        "Consent to share information",
+        "Consent to share data",
+        "Consent to share records",
         "Consent to share",
         "Consent given",
         "Consent obtained",
+        "Consent status",
         "Participant consent",
         "Patient consent",
+        "Data sharing consent",
+        "Permission to share",
+        "Agrees to share",
+        "Agreed to share",
         "Consent:",
     ),
     "referring_clinic": (
-        "Referring clinic",
-        "Referring practice",
+        *(f"Referring {place}" for place in _PLACES),
         "Referring practice name",
         "From clinic",
+        "Clinic name",
+        "Practice name",
+        "GP practice",
+        "GP surgery",
         "Clinic:",
         "Practice:",
+        "Surgery:",
     ),
     "clinician": (
         "Referring clinician",
         "Referring physician",
         "Referring doctor",
         "Referring GP",
+        "Referring consultant",
+        "Requesting clinician",
+        "Requesting doctor",
+        "Requested by",
         "Referred by",
+        "Referred by name",
+        "Referrer name",
+        "Name of referrer",
+        "Referrer",
         "Clinician:",
+        "GP:",
+        "Doctor:",
+        "Signed:",
     ),
     "reason": (
         "Reason for referral",
+        "Referral reason",
+        "Reason for request",
         "Reason",
         "Presenting concern",
         "Presenting complaint",
+        "Presenting problem",
+        "Main concern",
         "Clinical question",
+        "Clinical details",
+        "Clinical summary",
+        "Clinical information",
+        "Indication",
+        "Problem:",
     ),
     # Distractors: printed beside the wanted fields, never wanted.
-    "dob": ("Date of Birth", "DOB", "D.O.B.", "Birth date", "Born:"),
+    "dob": ("Date of Birth", "DOB", "D.O.B.", "Birth date", "Born:", "Born"),
     "mrn": (
+        *(f"{kind} {tail}" for kind in _RECORDS for tail in ("No", "Number", "ID")),
         "MRN",
-        "Medical Record No",
-        "Medical Record No.",
-        "Medical Record Number",
-        "Hospital No",
-        "Hospital No.",
-        "Hospital Number",
-        "NHS No",
-        "NHS Number",
+        "Our ref",
+        "Your ref",
+        "Ref No",
+        "Referral No",
+        "Request No",
     ),
-    "fax_date": ("Fax date", "Date sent", "Printed on", "Date printed", "Sent:", "Received:"),
+    "other_date": (
+        *(f"{event} date" for event in _EVENTS),
+        *(f"Date of {event}" for event in _EVENTS),
+        "Date seen",
+        "Seen on",
+        "Last seen",
+        "Date sent",
+        "Date received",
+        "Printed on",
+        "Date printed",
+        "Printed:",
+        "Sent:",
+        "Received:",
+        "Admitted:",
+        "Discharged:",
+    ),
+    #: Who sent a fax or a memo: a clinic, a clinician, or both ("Dr Jones, Castlegate Surgery").
+    "sender": ("From:", "Sender:", "Sent by"),
+    "name": ("Patient name", "Pt name", "Participant name", "Full name", "Name:", "Patient:"),
     "other": tuple(
-        f"{word}:" for word in ("To", "From", "Pages", "Re", "Date", "Phone", "Tel", "Fax", "Name")
+        f"{word}:"
+        for word in ("To", "Pages", "Re", "Phone", "Tel", "Fax", "Address", "Cc", "Email")
     ),
 }
 

@@ -37,7 +37,8 @@ _DMY = re.compile(
     rf"({_NUM}{{4}}(?=\d{{1,2}}:\d{{2}})|{_NUM}{{4}}(?![0-9])|{_NUM}{{2}}(?![0-9]))"
 )
 _D_MON_Y = re.compile(
-    r"(?<![0-9])(\d{1,2})(?:st|nd|rd|th)?[\s\-./]*([A-Za-z]{3,9})\.?[\s\-./,]*(\d{4}|\d{2})(?![0-9])"
+    r"(?<![0-9])(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?[\s\-./]*([A-Za-z]{3,9})\.?[\s\-./,]*"
+    r"(\d{4}|\d{2})(?![0-9])"
 )
 _MON_D_Y = re.compile(r"([A-Za-z]{3,9})\.?\s*(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(\d{4})(?![0-9])")
 _DIGIT_FIXES = str.maketrans({"O": "0", "o": "0", "l": "1", "I": "1", "|": "1"})
@@ -132,12 +133,16 @@ def decimal_text(text: str) -> str | None:
         return None
 
 
+_YES = frozenset({"yes", "y", "true", "given", "obtained", "granted", "agreed", "agrees"})
+_NO = frozenset({"no", "n", "false", "declined", "refused", "withheld", "withdrawn", "denied"})
+
+
 def consent_word(text: str) -> bool | None:
-    """Yes/no words as a boolean; None for anything else."""
+    """An answer word as a boolean (yes, given, granted; no, declined, withheld); else None."""
     word = re.sub(r"[^a-z]", "", text.lower())  # "□No": a box glyph read into the word
-    if word in ("yes", "y", "true", "given", "obtained"):
+    if word in _YES:
         return True
-    if word in ("no", "n", "false", "declined", "refused"):
+    if word in _NO:
         return False
     return None
 

@@ -194,16 +194,21 @@ def _decode(image: Image.Image, frames: int) -> None:
 class ChildOrder(BaseModel):
     """What the parent writes to a waiting child: what to do, under which limits.
 
-    The document itself arrives as an open descriptor beside the order, never a
-    path: the child reads it before it is locked down and needs no filesystem.
-    ``render`` sends page bitmaps (``activities.inspect.render``), ``layers``
-    text layers where a PDF page has one and bitmaps elsewhere, ``identify`` a
-    file's release marks (``activities.inspect.identify``); ``probe``
-    is a test-only order, honoured only by a zygote started with
-    ``CUSTODY_INSPECT_PROBE=1`` (``activities.inspect.probe``).
+        The document itself arrives as an open descriptor beside the order, never a
+        path: the child reads it before it is locked down and needs no filesystem.
+        ``render`` sends page bitmaps (``activities.inspect.render``), ``layers``
+        text layers where a PDF page has one and bitmaps elsewhere, ``identify`` a
+        file's release marks (``activities.inspect.identify``), ``originals``
+    each PDF page's own scan resolution (``activities.egress.original``); ``probe``
+        is a test-only order, honoured only by a zygote started with
+        ``CUSTODY_INSPECT_PROBE=1`` (``activities.inspect.probe``); ``lockdown``
+        decodes nothing and answers which layers this platform refused (the
+        workers' start-up check, ``activities.inspect.untrusted.check_sandbox``).
     """
 
-    kind: Literal["inspect", "render", "layers", "identify", "probe"] = "inspect"
+    kind: Literal["inspect", "render", "layers", "identify", "probe", "lockdown", "originals"] = (
+        "inspect"
+    )
     limits: Limits
     media_type: MediaType = "application/pdf"  # render: the type validation found
     dpi: int = Field(default=200, ge=1, le=1200)  # render: PDF pages at this resolution
@@ -212,7 +217,7 @@ class ChildOrder(BaseModel):
     probe_paths: list[str] = Field(default_factory=list)
     probe_threads: bool = False  # probe: locked down as for ``identify`` (threads allowed)
     probe_port: int = 0
-    probe_skip: list[Literal["root", "seccomp"]] = Field(default_factory=list)  # lockdown.py
+    probe_skip: list[Literal["root", "seccomp", "landlock"]] = Field(default_factory=list)
 
 
 def _preload() -> None:

@@ -25,19 +25,25 @@ and the syscall filter refuses new processes instead (``fork``, ``vfork``, a
 ``clone`` without ``CLONE_THREAD``; ``clone3``, whose flags it cannot read,
 answers ENOSYS so the C library falls back to ``clone``). Without libseccomp
 that leaves fork open, and ``no_seccomp`` says so.
+
+The syscall filter (``activities.inspect.syscalls``) also refuses the signal
+family to anyone but the child itself, so on a kernel without Landlock's
+signal scope it cannot signal the zygote, the worker or another child.
+
+In production (``CUSTODY_ENV=production``) a missing layer that nothing else
+covers (:func:`missing_in_production`) is not a warning: the child decodes
+nothing and answers ``SANDBOX_DEGRADED``, and the workers refuse to start.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-import ctypes.util
 import math
 import os
 import resource
 import tempfile
 
-from activities.inspect import landlock
+from activities.inspect import landlock, syscalls
 from custody.limits import PolicyLimits
 
 NOBODY = 65534
@@ -45,89 +51,19 @@ _PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
-_SCMP_ACT_ALLOW = 0x7FFF0000
-_SCMP_ACT_ERRNO_EPERM = 0x00050000 | 1
-_SCMP_ACT_ERRNO_ENOSYS = 0x00050000 | 38
-_SCMP_CMP_MASKED_EQ = 7
-_CLONE_THREAD = 0x00010000
 _THREADS = 64  # RLIMIT_NPROC with threads: a decoder's pool, never a fork bomb
-# What a decoder never needs and an exploit usually does: sockets, new
-# programs, reading or joining other processes, kernel attack surface. Fork and
-# threads are left to RLIMIT_NPROC, which denies them without a syscall list.
-_DENIED = (
-    "socket",
-    "socketpair",
-    "connect",
-    "bind",
-    "listen",
-    "accept",
-    "accept4",
-    "execve",
-    "execveat",
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "pidfd_open",
-    "pidfd_getfd",
-    "unshare",
-    "setns",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "chroot",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "io_uring_setup",
-    "kexec_load",
-    "init_module",
-    "finit_module",
-)
+#: Layers whose absence another layer makes up for: the root-only ones (Landlock and
+#: the filter hold without them), Landlock's network and signal rules (the filter
+#: refuses sockets and signals). What is left must be there in production.
+_COVERED = frozenset({"no_netns", "no_chroot", "no_uid_drop", "no_landlock_net"})
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_seccomp: ctypes.CDLL | None = None
-
-
-class _ArgCmp(ctypes.Structure):
-    """libseccomp's ``struct scmp_arg_cmp``: one condition on one syscall argument."""
-
-    _fields_ = [
-        ("arg", ctypes.c_uint),
-        ("op", ctypes.c_int),
-        ("datum_a", ctypes.c_uint64),
-        ("datum_b", ctypes.c_uint64),
-    ]
 
 
 def prepare() -> None:
     """In the zygote: no core dump or ptrace of it; load libseccomp while files are reachable."""
-    global _seccomp
     _prctl(_PR_SET_DUMPABLE, 0)
-    name = ctypes.util.find_library("seccomp")
-    with contextlib.suppress(OSError):
-        _seccomp = ctypes.CDLL(name or "libseccomp.so.2", use_errno=True)
-    if _seccomp is not None:
-        _seccomp.seccomp_init.restype = ctypes.c_void_p
-        _seccomp.seccomp_init.argtypes = [ctypes.c_uint32]
-        _seccomp.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-        _seccomp.seccomp_rule_add.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_uint32,
-            ctypes.c_int,
-            ctypes.c_uint,
-        ]
-        _seccomp.seccomp_rule_add_array.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_uint32,
-            ctypes.c_int,
-            ctypes.c_uint,
-            ctypes.POINTER(_ArgCmp),
-        ]
-        _seccomp.seccomp_load.argtypes = [ctypes.c_void_p]
-        _seccomp.seccomp_release.argtypes = [ctypes.c_void_p]
+    syscalls.load()
 
 
 def lock_down(
@@ -140,9 +76,10 @@ def lock_down(
 ) -> list[str]:
     """Apply every layer the platform allows; the codes of those it refused.
 
-    ``skip`` (probe orders only, ``activities.inspect.probe``): ``"root"`` takes the
+    ``skip`` (probe zygotes only, ``activities.inspect.probe``): ``"root"`` takes the
     path of a worker without root even as root, ``"seccomp"`` leaves the filter
-    off, so a test can show what Landlock holds alone.
+    off, so a test can show what Landlock holds alone, and ``"landlock"`` leaves
+    Landlock off, to show what the filter holds alone.
     """
     degraded: list[str] = []
     root = os.geteuid() == 0 and "root" not in skip
@@ -156,13 +93,29 @@ def lock_down(
     else:
         degraded += ["no_chroot", "no_uid_drop"]
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)  # also what Landlock asks of an unprivileged caller
-    degraded += landlock.restrict()
+    degraded += ["no_landlock"] if "landlock" in skip else landlock.restrict()
     # No filter to stop a fork: no threads either (the decoder fails, closed).
-    filtered = _seccomp is not None and "seccomp" not in skip
+    filtered = syscalls.loaded() and "seccomp" not in skip
     _bound(limits, cpu_s, _THREADS if threads and filtered else 0)
-    if "seccomp" in skip or not _filter_syscalls(threads):
+    if "seccomp" in skip or not syscalls.install(threads):
         degraded.append("no_seccomp")
     return degraded
+
+
+def missing_in_production(degraded: list[str]) -> list[str]:
+    """The refused layers nothing else covers: any one of them refuses production.
+
+    The filter always; Landlock unless, as root, the empty root and the ``nobody``
+    user keep the child out of the worker's files; Landlock's signal scope is
+    the filter's signal rules' to cover, and is never missing alone.
+    """
+    gaps = set(degraded)
+    missing = sorted(gaps - _COVERED - {"no_landlock", "no_landlock_scope"})
+    if "no_landlock" in gaps and gaps & {"no_chroot", "no_uid_drop"}:
+        missing.append("no_landlock")
+    if "no_landlock_scope" in gaps and "no_seccomp" in gaps:
+        missing.append("no_landlock_scope")
+    return missing
 
 
 def _prctl(option: int, value: int) -> None:
@@ -193,35 +146,3 @@ def _bound(limits: PolicyLimits, cpu_s: float, nproc: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a core dump would hold the document
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # it has nothing to write
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))  # 0: no fork, no thread
-
-
-def _filter_syscalls(threads: bool) -> bool:
-    if _seccomp is None:
-        return False
-    ctx = _seccomp.seccomp_init(_SCMP_ACT_ALLOW)
-    if not ctx:
-        return False
-    try:
-        denied = (*_DENIED, "fork", "vfork") if threads else _DENIED
-        for name in denied:
-            _deny(ctx, name, _SCMP_ACT_ERRNO_EPERM)
-        if threads:
-            _deny(ctx, "clone3", _SCMP_ACT_ERRNO_ENOSYS)
-            # clone's flags are its first argument on x86-64 and arm64.
-            process = _ArgCmp(0, _SCMP_CMP_MASKED_EQ, _CLONE_THREAD, 0)
-            _deny(ctx, "clone", _SCMP_ACT_ERRNO_EPERM, process)
-        return bool(_seccomp.seccomp_load(ctx) == 0)
-    finally:
-        _seccomp.seccomp_release(ctx)
-
-
-def _deny(ctx: int, name: str, action: int, *conditions: _ArgCmp) -> None:
-    number = _seccomp.seccomp_syscall_resolve_name(name.encode()) if _seccomp else -1
-    if _seccomp is None or number < 0:  # unknown on this architecture: nothing to deny
-        return
-    if not conditions:
-        _seccomp.seccomp_rule_add(ctx, action, number, 0)
-        return
-    array = (_ArgCmp * len(conditions))(*conditions)
-    if _seccomp.seccomp_rule_add_array(ctx, action, number, len(conditions), array) != 0:
-        raise OSError("seccomp refused the process rule")  # never run threads without it

@@ -3,11 +3,14 @@
 Only a zygote started with ``CUSTODY_INSPECT_PROBE=1`` honours it (the worker's
 zygote never is), so production never runs it. Each attempt answers ``"ok"`` if
 it worked or the name of the exception that stopped it; never a file's content.
+The signals are signal 0 (a permission check, nothing delivered) to the zygote,
+the child's own process group and, as the one that must work, itself.
 ``tests/activities/inspect/test_boundary.py`` asserts none of them works.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import socket
 import threading
@@ -24,6 +27,11 @@ def probe(order: ChildOrder) -> dict[str, str]:
     found["connect"] = _attempt(_connect, order.probe_port)
     found["fork"] = _attempt(_fork)
     found["thread"] = _attempt(_thread)
+    # Signal 0 tests the right to signal without delivering anything.
+    found["kill parent"] = _attempt(os.kill, os.getppid(), 0)
+    found["kill group"] = _attempt(os.kill, 0, 0)
+    found["tgkill parent"] = _attempt(_tgkill, os.getppid())
+    found["kill self"] = _attempt(os.kill, os.getpid(), 0)
     return found
 
 
@@ -46,6 +54,14 @@ def _connect(port: int) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.settimeout(2)
         sock.connect(("127.0.0.1", port))
+
+
+def _tgkill(pid: int) -> None:
+    """``tgkill(pid, pid, 0)``, as a thread library would signal another process's thread."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    number = {"x86_64": 234, "aarch64": 131}[os.uname().machine]
+    if libc.syscall(ctypes.c_long(number), ctypes.c_int(pid), ctypes.c_int(pid), 0) != 0:
+        raise OSError(ctypes.get_errno(), "tgkill refused")
 
 
 def _fork() -> None:

@@ -11,6 +11,9 @@ ends the document as CORRUPT, and each page has the decode deadline.
 read from their text layer (``activities.pages.textlayer``): the child parses
 the layer and sends its words and boxes as JSON, checked here as ``PageText``;
 pages without one come as bitmaps. pdfium never opens the document here.
+
+``originals_sandboxed`` asks the child what each PDF page's own scan was
+(``activities.egress.original``), so a release keeps a page's resolution.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from pathlib import Path
 from typing import cast
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
+from activities.egress.original import Original
 from activities.inspect import untrusted
 from activities.inspect.child import Child
 from activities.inspect.inspection import ChildOrder, MediaType
@@ -34,6 +38,7 @@ from custody.models import PageText
 from custody.settings import Limits
 
 Page = GrayPage | PageText
+_ORIGINALS = TypeAdapter(list[Original])
 
 _MEDIA_TYPES: frozenset[str] = frozenset(
     {"application/pdf", "image/png", "image/jpeg", "image/tiff"}
@@ -76,6 +81,21 @@ def _split(
     with contextlib.closing(pages):
         for index, page in pages:
             yield (index, page, None) if isinstance(page, PageText) else (index, None, page)
+
+
+def originals_sandboxed(
+    path: Path, media_type: str, limits: Limits | None = None
+) -> list[Original]:
+    """Each PDF page's :class:`Original`, read in the child; empty for an image source."""
+    if media_type != PDF:
+        return []
+    reply: dict[str, object] = {}
+    for _ in _pages(path, _order("originals", PDF, 200, 0, limits or Limits()), reply):
+        raise DocumentRejected(Code.CORRUPT, "renderer sent a page for originals")
+    try:
+        return _ORIGINALS.validate_python(reply.get("originals"))
+    except ValidationError:
+        raise DocumentRejected(Code.CORRUPT, "renderer sent malformed originals") from None
 
 
 def _order(kind: str, media_type: str, dpi: int, start: int, limits: Limits) -> ChildOrder:

@@ -15,6 +15,8 @@ on a thread pool.)
 How a child ends decides the outcome:
 
     JSON verdict             -> Inspection, or DocumentRejected(code)
+    SANDBOX_DEGRADED         -> ConfigurationError: production, a layer missing
+                                (nothing decoded; retried, then quarantined)
     wall clock, SIGXCPU,     -> DocumentRejected(DECODE_LIMIT)
       SIGKILL, MemoryError
     any other signal         -> DocumentRejected(CORRUPT, "decoder crashed (signal N)")
@@ -41,7 +43,7 @@ from pydantic import ValidationError
 
 from activities.inspect.child import Child as _Child
 from activities.inspect.inspection import ChildOrder, Inspection, check_size, sniff
-from custody.errors import REJECT_CODES, Code, DocumentRejected
+from custody.errors import REJECT_CODES, Code, ConfigurationError, DocumentRejected
 from custody.settings import Limits
 
 _ROOT = Path(__file__).resolve().parents[2]  # the directory holding ``activities``
@@ -195,8 +197,9 @@ def _kill(pid: int) -> None:
 
 
 def _passed_on() -> dict[str, str]:
-    """The operator's choice of the child's user and group, if any (default ``nobody``)."""
-    names = ("CUSTODY_INSPECT_UID", "CUSTODY_INSPECT_GID")
+    """The operator's choice of the child's user and group, if any (default ``nobody``),
+    and the environment: in production a child missing a sandbox layer decodes nothing."""
+    names = ("CUSTODY_INSPECT_UID", "CUSTODY_INSPECT_GID", "CUSTODY_ENV")
     return {name: os.environ[name] for name in names if name in os.environ}
 
 
@@ -225,6 +228,9 @@ def child_reply(returncode: int, out: bytes) -> dict[str, object]:
     reply = _reply(out)
     _note_degraded(reply.get("degraded"))
     code = str(reply.get("code"))
+    if code == Code.SANDBOX_DEGRADED:
+        detail = f"sandbox layers missing: {str(reply.get('detail', ''))[:_MAX_DETAIL]}"
+        raise ConfigurationError(Code.SANDBOX_DEGRADED, detail)
     if code in REJECT_CODES:
         raise DocumentRejected(Code(code), str(reply.get("detail", ""))[:_MAX_DETAIL])
     return reply

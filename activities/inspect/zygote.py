@@ -39,16 +39,19 @@ import socket
 import sys
 import warnings
 
+from activities.egress.original import originals
 from activities.inspect import lockdown
 from activities.inspect.identify import identify_marks
 from activities.inspect.identify import preload as preload_identify
 from activities.inspect.inspection import ChildOrder, _preload, _verdict
 from activities.inspect.probe import PROBE_ENV, probe
-from activities.inspect.render import page_budget, send_pages
+from activities.inspect.render import END, FRAME, page_budget, send_pages
 
 _UID = int(os.environ.get("CUSTODY_INSPECT_UID", lockdown.NOBODY))
 _GID = int(os.environ.get("CUSTODY_INSPECT_GID", lockdown.NOBODY))
 _PROBES = os.environ.get(PROBE_ENV) == "1"  # tests only: see activities.inspect.probe
+#: In production a child whose sandbox lacks a layer decodes nothing (lockdown.py).
+_PRODUCTION = os.environ.get("CUSTODY_ENV") == "production"
 
 
 def main(fd: int) -> int:
@@ -127,7 +130,10 @@ def _child(order_r: int, verdict_w: int, document: int) -> None:
         threads = order.kind == "identify" or (order.probe_threads and _PROBES)
         skip = frozenset(order.probe_skip) if _PROBES else frozenset()
         degraded = lockdown.lock_down(order.limits, _cpu_s(order), _UID, _GID, threads, skip)
-        verdict = _answer(order, data, verdict_w)
+        missing = lockdown.missing_in_production(degraded) if _PRODUCTION else []
+        verdict = (
+            _refused(order, missing, verdict_w) if missing else _answer(order, data, verdict_w)
+        )
         verdict["degraded"] = degraded
         os.write(verdict_w, (json.dumps(verdict) + "\n").encode())
         code = 0
@@ -137,11 +143,20 @@ def _child(order_r: int, verdict_w: int, document: int) -> None:
 
 def _cpu_s(order: ChildOrder) -> float:
     # Rendering is bounded per page by the worker's wall clock; CPU covers them all.
-    pages = order.limits.max_pages if order.kind in ("render", "layers") else 1
+    pages = order.limits.max_pages if order.kind in ("render", "layers", "originals") else 1
     return order.limits.decode_timeout_s * pages
 
 
+def _refused(order: ChildOrder, missing: list[str], verdict_w: int) -> dict[str, object]:
+    """Production with a layer missing: not one byte decoded; the pages, if any, end at once."""
+    if order.kind in ("render", "layers", "identify", "originals"):
+        os.write(verdict_w, FRAME.pack(END, 0, 0))
+    return {"code": "SANDBOX_DEGRADED", "detail": ",".join(missing)}
+
+
 def _answer(order: ChildOrder, data: bytes, verdict_w: int) -> dict[str, object]:
+    if order.kind == "lockdown":
+        return {"ok": True}  # nothing to decode: the layers it got are the answer
     if order.kind == "probe":
         return {"probe": probe(order)} if _PROBES else {"error": "ProbeRefused"}
     if order.kind in ("render", "layers"):
@@ -151,7 +166,19 @@ def _answer(order: ChildOrder, data: bytes, verdict_w: int) -> dict[str, object]
         return send_pages(verdict_w, data, order.media_type, order.dpi, order.start, budget, layers)
     if order.kind == "identify":
         return identify_marks(verdict_w, data, order.anchor_pem.encode())
+    if order.kind == "originals":
+        return _originals(verdict_w, data, order.media_type)
     return _verdict(data, order.limits)
+
+
+def _originals(verdict_w: int, data: bytes, media_type: str) -> dict[str, object]:
+    """Each PDF page's own scan (no pages sent: the end frame, then the verdict)."""
+    os.write(verdict_w, FRAME.pack(END, 0, 0))
+    try:
+        found = originals(data, media_type)
+    except Exception as exc:
+        return {"error": type(exc).__name__}  # only the type: its message could quote the page
+    return {"ok": True, "originals": [o.model_dump() for o in found]}
 
 
 def _keep_only(keep: set[int]) -> None:

@@ -1,37 +1,43 @@
-"""Signed checkpoints of the audit ledger, and the witness that keeps a copy.
+"""Signed checkpoints of the audit ledger, cosigned by independent witnesses.
 
-After each append the :class:`Notary` signs the ledger's tree head as a C2SP
-checkpoint (custody.ledger.tlog) and stores it at ``ledger/<scope>/tlog/<N>.json``
-with the frontier (the roots of the perfect subtrees of N leaves), so the next
-appender signs head N+1 from it without reading the whole log.
+After each integration (custody.ledger.sequencer) the :class:`Notary` signs the
+tree head as a C2SP checkpoint, sends it to every witness (custody.ledger.witness,
+C2SP tlog-witness) with a consistency proof from the size that witness last
+cosigned, and appends the cosignatures it gets back. The note goes to
+``ledger/<scope>/checkpoint`` (the newest, C2SP tlog-tiles' name) and to
+``ledger/<scope>/tlog/<N>.json`` (one per size, kept). A witness keeps its own
+state and key, outside the store and the workers' reach, and refuses a
+checkpoint not consistent with the last one it cosigned: so a rewritten or
+truncated history cannot be cosigned again, however far it is made to grow.
 
-The same signed note goes to a witness: a second store the workers can add to
-but not delete from or rewrite. ``CUSTODY_WITNESS_DIR`` is a folder the
-operator controls (mounted append-only for the workers, or synchronised off the
-box); ``CUSTODY_WITNESS_S3_BUCKET`` is a second bucket whose Object Lock keeps
-each note for ``CUSTODY_WITNESS_LOCK_DAYS`` in COMPLIANCE mode. ``custody audit
-verify`` proves the store's log consistent with the newest witnessed note, so
-deleting the newest events and their checkpoints from the store shows.
+Beside the witnesses, a note archive the workers can add to but not rewrite
+may keep every signed note: ``CUSTODY_WITNESS_DIR`` (a folder the operator
+controls) or ``CUSTODY_WITNESS_S3_BUCKET`` (Object Lock, COMPLIANCE mode, for
+``CUSTODY_WITNESS_LOCK_DAYS``). ``custody audit verify`` checks every archived
+note against the log, not only the newest.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from custody import ids
 from custody.ledger import tlog
-from custody.ledger.events import Event, Ledger, checkpoint_key
+from custody.ledger.cosign import NOTE_KEY, vkey
+from custody.ledger.events import Ledger, checkpoint_key, newest_checkpoint_key
+from custody.ledger.integrate import Integrator
 from custody.ledger.signing import PublicKeyRecord, Signer
+from custody.ledger.tiles import Tree
+from custody.ledger.witness import WitnessClient, policy_from_settings
 from custody.stores import ObjectMissing, ObjectStore
 
 if TYPE_CHECKING:
     from custody.settings import Settings
-
-_WALK_BACK = 64  # checkpoints looked for below N before rebuilding from the first event
 
 
 def origin(tenant: str | None) -> str:
@@ -41,6 +47,11 @@ def origin(tenant: str | None) -> str:
 
 def key_name(kid: str) -> str:
     return f"custody-signing/{kid}"
+
+
+def log_vkey(signer: Signer) -> str:
+    """The signing key as a witness is told to trust it (a signed-note vkey)."""
+    return vkey(key_name(signer.kid), signer.public, NOTE_KEY)
 
 
 def note_keys(records: dict[str, PublicKeyRecord]) -> dict[str, Ed25519PublicKey]:
@@ -55,66 +66,74 @@ def witness_key(tenant: str | None, size: int) -> str:
     return f"ledger/{ids.scope(tenant)}/{size:012d}.note"
 
 
-class Notary:
-    """Signs the tree head after each append and hands the note to the witness."""
+def _tenant(log: Integrator) -> str | None:
+    scope = log.prefix.split("/")[1]
+    return None if scope == ids.scope(None) else scope
 
-    def __init__(self, signer: Signer, witness: ObjectStore | None = None) -> None:
+
+class Notary:
+    """Signs each integrated tree head, has it cosigned, and keeps it (and in the archive)."""
+
+    def __init__(
+        self,
+        signer: Signer,
+        witness: ObjectStore | None = None,
+        cosigners: Sequence[WitnessClient] = (),
+    ) -> None:
         self.signer = signer
-        self.witness = witness
+        self.witness = witness  # the note archive, if any
+        self.cosigners = tuple(cosigners)
 
     def seal(self, ledger: Ledger, size: int) -> bytes:
-        frontier = _frontier_at(ledger, size)
-        note = tlog.Note(origin(ledger.tenant), size, tlog.frontier_root(frontier))
-        signed = tlog.sign_note(note, key_name(self.signer.kid), self.signer.public, self._sign)
-        body = {"note": signed.decode(), "frontier": [h.hex() for h in frontier]}
-        ledger.store.create(checkpoint_key(ledger.tenant, size), json.dumps(body).encode())
+        """Integrate ``ledger`` and sign its head (covering at least ``size``)."""
+        if ledger.notary is not self:
+            ledger = Ledger(ledger.raw, ledger.tenant, self)
+        ledger.seal(size)
+        return ledger.newest_checkpoint() or b""
+
+    def sign_head(self, store: ObjectStore, log: Integrator, tree: Tree, root: bytes) -> bytes:
+        tenant = _tenant(log)
+        note = tlog.Note(origin(tenant), tree.size, root)
+        name = key_name(self.signer.kid)
+        signed = tlog.sign_note(note, name, self.signer.public, self._sign)
+        lines = [c.cosign(signed, note.origin, tree) for c in self.cosigners]
+        full = signed + b"".join(line for line in lines if line)
+        self._keep(store, tenant, tree.size, full, cosigned=any(lines))
         if self.witness is not None:
-            self.witness.create(witness_key(ledger.tenant, size), signed)
-        return signed
+            self.witness.create(witness_key(tenant, tree.size), signed)
+        return full
+
+    def _keep(
+        self, store: ObjectStore, tenant: str | None, size: int, note: bytes, cosigned: bool
+    ) -> None:
+        """The note at its size (replacing one an earlier try could not have cosigned) and,
+        unless a larger one is there, as the newest."""
+        body = json.dumps({"note": note.decode()}).encode()
+        if not store.create(checkpoint_key(tenant, size), body) and cosigned:
+            store.put(checkpoint_key(tenant, size), body)
+        if _stored_size(store, tenant) <= size:
+            store.put(newest_checkpoint_key(tenant), note)
 
     def _sign(self, message: bytes) -> bytes:
         return base64.b64decode(self.signer.sign(message).sig)
 
 
-def checkpoint(ledger: Ledger, signer: Signer, head: Event | None = None) -> bytes:
-    """Sign ``ledger``'s tree head up to ``head`` (default: the newest event).
-
-    Appenders with a notary need not call this; it remains for callers that
-    sign after the fact (the publish activity).
-    """
-    size = head.seq if head is not None else max(ledger.sequence_numbers(), default=0)
-    return (ledger.notary or Notary(signer)).seal(ledger, size)
-
-
-def _frontier_at(ledger: Ledger, size: int) -> list[bytes]:
-    """The frontier of the first ``size`` events: from the nearest checkpoint below, then events."""
-    base, frontier = 0, []
-    for below in range(size, max(size - _WALK_BACK, 0), -1):
-        found = _stored_frontier(ledger, below)
-        if found is not None:
-            base, frontier = below, found
-            break
-    for seq in range(base + 1, size + 1):
-        frontier = tlog.frontier_push(frontier, seq - 1, tlog.leaf_hash(ledger.entry(seq)))
-    return frontier
-
-
-def _stored_frontier(ledger: Ledger, size: int) -> list[bytes] | None:
-    """A checkpoint's frontier, only if it still yields the root the note signed."""
+def _stored_size(store: ObjectStore, tenant: str | None) -> int:
     try:
-        body = json.loads(ledger.stored_checkpoint(size))
-        frontier = [bytes.fromhex(h) for h in body["frontier"]]
-        signed_root = body["note"].split("\n")[2]
-    except (ObjectMissing, ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return None
-    if len(frontier) != size.bit_count():
-        return None
-    root = base64.b64encode(tlog.frontier_root(frontier)).decode()
-    return frontier if root == signed_root else None
+        return int(store.get(newest_checkpoint_key(tenant)).split(b"\n")[1])
+    except (ObjectMissing, IndexError, ValueError):
+        return 0
+
+
+def checkpoint(ledger: Ledger, signer: Signer, head: object | None = None) -> bytes:
+    """Integrate ``ledger`` and sign its head: for callers that sign after the fact (the
+    publish activity); appenders with a notary need not call this."""
+    notary = ledger.notary if isinstance(ledger.notary, Notary) else Notary(signer)
+    return notary.seal(ledger, int(getattr(head, "seq", 0)))
 
 
 def open_witness(settings: Settings) -> ObjectStore | None:
-    """The configured witness store, or None when there is none."""
+    """The configured note archive, or None when there is none."""
     if settings.witness_s3_bucket:
         from custody.stores.s3 import S3Store, client_from_settings
 
@@ -130,14 +149,17 @@ def open_witness(settings: Settings) -> ObjectStore | None:
     return None
 
 
-def notary_from_settings(settings: Settings) -> Notary:
+def notary_from_settings(settings: Settings, signer: Signer | None = None) -> Notary:
+    """The notary of this deployment: its signing key, note archive and witnesses
+    (in production, no witness is ``WITNESS_REQUIRED``)."""
     from custody.ledger.signing import signer_from_settings
 
-    return Notary(signer_from_settings(settings), open_witness(settings))
+    policy = policy_from_settings(settings)
+    return Notary(signer or signer_from_settings(settings), open_witness(settings), policy.clients)
 
 
 def witnessed(witness: ObjectStore, tenant: str | None) -> list[bytes]:
-    """Every note the witness holds for the tenant's log: on S3, every version of every
+    """Every note the archive holds for the tenant's log: on S3, every version of every
     key, so a note hidden behind a delete marker or overwritten still counts."""
     folder = witness_key(tenant, 0).rpartition("/")[0] + "/"
     client, bucket = getattr(witness, "client", None), getattr(witness, "bucket", None)

@@ -1,28 +1,27 @@
 """The audit ledger: an append-only transparency log per tenant, in the object store.
 
-Event N lives at ``ledger/<scope>/events/<N>.json``, holds the SHA-256 of event
-N-1 (``prev``) and of its own canonical body (``hash``), and its stored bytes
-are leaf N-1 of an RFC 9162 Merkle tree (custody.ledger.tlog). Appending is a
-conditional create of the next sequence number: of two writers racing for N+1,
-exactly one wins; the loser re-reads the head and appends after it. So writers
-on many workers never fork the log, with no lock and no database.
-``ledger/<scope>/head.json`` is only a hint for finding the end.
-
-After each append, a process given a :class:`Notary` (custody.ledger.checkpoints)
-signs the tree head as a C2SP checkpoint at ``ledger/<scope>/tlog/<N>.json``
-and publishes it to a witness the workers cannot rewrite, so deleting the
-newest events together with their checkpoints still shows (starter.evidence.verify.audit).
+Each event holds the SHA-256 of the event before it (``prev``) and of its own
+canonical body (``hash``); its stored bytes are one leaf of an RFC 9162 Merkle
+tree kept as C2SP tlog-tiles under ``ledger/<scope>/`` (custody.ledger.tiles:
+entry bundles and hash tiles, so any proof reads O(log n) objects). Events are
+sequenced and integrated in batches (custody.ledger.sequencer): many writers
+contend once per batch, an event is acknowledged once its batch object is
+durable, and integration, which cannot skip a batch, writes the tiles and has
+the :class:`Notary` sign one checkpoint for all it integrated.
 
 The ledger holds hashes, codes and ids, never document content, and is sealed
 under the system's key-encryption key (scope ``_system``), not the tenant's: a
 crypto-shredded tenant's audit trail stays readable and verifiable. Ledgers
-sealed under the tenant's key before this still open with it.
+sealed under the tenant's key before this still open with it; ledgers written
+before tiles (``events/<N>.json``) are read as they are and migrated on the
+first append (custody.ledger.legacy).
 
 Finding one document's events must not mean reading every event of the
-tenant: before claiming N for a document's event, the appender creates the
-empty marker ``ledger/<scope>/by-doc/<sha256>/<N>``; on losing the race to
-another document's event it removes it again, so every entry names its own. Ledgers begun before
-the index record where it starts (``index-from``); older events are scanned.
+tenant: each event's index markers (``by-doc/<sha256>/<N>``, and any the caller
+names) are created by integration before the event enters the tiles, so an
+integrated event is always indexed; readers add the few batches not yet
+integrated. Ledgers begun before the index record where it starts
+(``index-from``); older events are scanned.
 """
 
 from __future__ import annotations
@@ -31,79 +30,27 @@ import hashlib
 import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Protocol
 
-from pydantic import BaseModel, Field
-
-from custody import ids
-from custody.canonical import canonical_json
-from custody.stores import ObjectStore
+from custody.ledger.batches import Batch
+from custody.ledger.entries import Event as Event
+from custody.ledger.entries import canonical, hash_of
+from custody.ledger.entries import checkpoint_key as checkpoint_key
+from custody.ledger.entries import event_key as event_key
+from custody.ledger.entries import marker_key as marker_key
+from custody.ledger.entries import newest_checkpoint_key as newest_checkpoint_key
+from custody.ledger.entries import prefix as prefix
+from custody.ledger.integrate import Notary as Notary
+from custody.ledger.integrate import notarize as notarize
+from custody.ledger.integrate import notary_of
+from custody.ledger.legacy import LegacyLog
+from custody.ledger.sequencer import GENESIS as GENESIS
+from custody.ledger.sequencer import Log, log_for
+from custody.ledger.tiles import Tiles, Tree
+from custody.stores import ObjectMissing, ObjectStore
 from custody.stores.system import system_sealed
 
-GENESIS = "0" * 64
-_MAX_RACE = 1000
 #: Per store object, the tenant scopes whose ``index-from`` this process has ensured.
 _INDEXED: weakref.WeakKeyDictionary[ObjectStore, set[str | None]] = weakref.WeakKeyDictionary()
-
-
-class Notary(Protocol):
-    """Signs (and witnesses) the tree head after an append; custody.ledger.checkpoints has one."""
-
-    def seal(self, ledger: Ledger, size: int) -> bytes: ...
-
-
-#: Per store object, the notary that appenders without one of their own use.
-_NOTARIES: weakref.WeakKeyDictionary[ObjectStore, Notary] = weakref.WeakKeyDictionary()
-
-
-def notarize(store: ObjectStore, notary: Notary) -> None:
-    """Make every later append through ``store`` in this process end with a checkpoint."""
-    _NOTARIES[store] = notary
-
-
-def _notary_of(store: ObjectStore) -> Notary | None:
-    """The notary of ``store`` or of a store it wraps (an activity may add a wrapper)."""
-    layer: ObjectStore | None = store
-    while layer is not None:
-        if (found := _NOTARIES.get(layer)) is not None:
-            return found
-        layer = getattr(layer, "inner", None)
-    return None
-
-
-class Event(BaseModel):
-    seq: int
-    prev: str
-    at: datetime
-    kind: str
-    sha256: str | None = None
-    code: str | None = None
-    actor: str | None = None
-    workflow_id: str | None = None
-    run_id: str | None = None
-    detail: dict[str, str | int | float | bool | list[str] | None] = Field(default_factory=dict)
-    hash: str = ""
-
-    def body_hash(self) -> str:
-        return hashlib.sha256(
-            canonical_json(self.model_dump(mode="json", exclude={"hash"}))
-        ).hexdigest()
-
-
-def prefix(tenant: str | None) -> str:
-    return f"ledger/{ids.scope(tenant)}/"
-
-
-def event_key(tenant: str | None, seq: int) -> str:
-    return f"{prefix(tenant)}events/{seq:012d}.json"
-
-
-def checkpoint_key(tenant: str | None, size: int) -> str:
-    return f"{prefix(tenant)}tlog/{size:012d}.json"
-
-
-def marker_key(tenant: str | None, sha256: str, seq: int) -> str:
-    return f"{prefix(tenant)}by-doc/{sha256}/{seq:012d}"
 
 
 class Ledger:
@@ -113,77 +60,120 @@ class Ledger:
         self.raw = store
         self._store = system_sealed(store)
         self.tenant = tenant
-        self.notary = notary or _notary_of(store)
-        self._head_key = f"{prefix(tenant)}head.json"
+        self.notary = notary or notary_of(store)
+        self.prefix = prefix(tenant)
+        self.log: Log = log_for(store, self.prefix, hash_of)
+        self.legacy = LegacyLog(self._store, self.prefix)
+        self._tiles = Tiles(self._store, self.prefix)
+        self._size: int | None = None
+        self._legacy = False
 
     @property
     def store(self) -> ObjectStore:
         """The ledger's objects as stored (sealed under the system key, if sealing is on)."""
         return self._store
 
+    # --- writing ------------------------------------------------------------------
+
     def append(
         self, kind: str, *, markers: Callable[[int], list[str]] | None = None, **fields: object
     ) -> Event:
         """Append one event after the current head; safe against concurrent writers.
 
-        ``markers(seq)`` names extra index objects to create before claiming
-        ``seq``, as the by-document index is: an index written first can only
-        over-point, never miss an event.
+        ``markers(seq)`` names extra index objects for the event, created with
+        the by-document index before the event enters the tiles. Returns once
+        the event's batch is durable (sequenced), and integrates it unless
+        another thread of this process is integrating (it then does).
         """
-        seq = self._hinted_head()
-        sha256 = fields.get("sha256")
-        for _ in range(_MAX_RACE):
-            while self._store.exists(event_key(self.tenant, seq + 1)):
-                seq += 1
-            self._index_from(seq + 1)  # at the true head, so no older event is left out
-            prev = self.get(seq).hash if seq > 0 else GENESIS
-            event = Event(seq=seq + 1, prev=prev, at=datetime.now(UTC), kind=kind, **fields)  # type: ignore[arg-type]
-            event = event.model_copy(update={"hash": event.body_hash()})
-            if isinstance(sha256, str):
-                self._store.create(marker_key(self.tenant, sha256, event.seq), b"")
-            for marker in markers(event.seq) if markers else ():
-                self._store.create(marker, b"")
-            if self._store.create(event_key(self.tenant, event.seq), canonical_json(event)):
-                self._store.put(self._head_key, str(event.seq).encode())
-                if self.notary is not None:
-                    self.notary.seal(self, event.seq)
-                return event
-            if isinstance(sha256, str):
-                self._unmark(sha256, event.seq)
-            seq += 1  # lost the race for this number; go after the winner
-        raise RuntimeError("ledger append kept losing races")
+        template = Event(seq=0, prev=GENESIS, at=datetime.now(UTC), kind=kind, **fields)  # type: ignore[arg-type]
+        self._index_from()
+        sha256 = template.sha256
+        base = template.model_dump(mode="json", exclude={"hash", "seq", "prev", "at"})
 
-    def seal(self, size: int) -> None:
-        """Checkpoint the tree of ``size`` again, if this ledger has a notary.
+        def make(seq: int, prev: str) -> tuple[bytes, str, list[str], Event]:
+            at = datetime.now(UTC)
+            body = {**base, "seq": seq, "prev": prev, "at": at.isoformat().replace("+00:00", "Z")}
+            digest = hashlib.sha256(canonical(body)).hexdigest()
+            event = template.model_copy(update={"seq": seq, "prev": prev, "at": at, "hash": digest})
+            marks = [marker_key(self.tenant, sha256, seq)] if sha256 else []
+            marks += markers(seq) if markers else []
+            return canonical({**body, "hash": digest}), digest, marks, event
 
-        Safe to repeat (checkpoint and witness note are created only if absent):
-        an append whose signing or witnessing failed is sealed by its retry.
+        event: Event = self.log.append(self._store, make, self.legacy)
+        self.log.kick(self._store, self.notary, self.legacy)
+        return event
+
+    def seal(self, size: int = 0) -> None:
+        """Integrate what is sequenced and, with a notary, sign (and witness) the tree head.
+
+        Safe to repeat: an append whose integration or signing failed is
+        sealed by its retry, or by ``custody audit seal``. ``size`` is only the
+        least the signed head must cover; it covers everything integrated.
         """
-        if self.notary is not None:
-            self.notary.seal(self, size)
+        integrated = self.log.integrate(self._store, self.notary, self.legacy)
+        self._size = None
+        if self.notary is not None and integrated >= max(size, 1):
+            tree = self.tree(integrated)  # signed again: the witnesses may have missed it
+            self.notary.sign_head(self._store, self.log.integrator, tree, tree.root())
 
-    def _unmark(self, sha256: str, seq: int) -> None:
-        """Remove our index entry for ``seq`` unless the winner's event is the same document's."""
-        winner = self.find(seq)
-        if winner is not None and winner.sha256 != sha256:
-            self._store.delete(marker_key(self.tenant, sha256, seq))
+    def flush(self) -> int:
+        """Integrate and sign everything appended so far; the integrated size."""
+        self.seal()
+        return self.size()
 
-    def _hinted_head(self) -> int:
-        try:
-            return int(self._store.get(self._head_key))
-        except (KeyError, ValueError):
-            return 0
+    # --- reading ------------------------------------------------------------------
+
+    def size(self) -> int:
+        """How many events the tiles hold (read once per instance, again when outgrown);
+        for a log not migrated yet, how many its old layout holds."""
+        if self._size is None:
+            size = self.log.integrated_size(self._store)
+            self._legacy = size == 0 and self.legacy.present()
+            if self._legacy:
+                self._tiles, size = self.legacy.tiles()
+            elif self._tiles.store is not self._store:  # migrated meanwhile
+                self._tiles = Tiles(self._store, self.prefix)
+            self._size = size
+        return self._size
+
+    def tree(self, size: int | None = None) -> Tree:
+        """The integrated tree of ``size`` leaves (default: all), read from the tiles."""
+        whole = self.size()  # first: it picks the tiles (stored, or an old log's in memory)
+        return Tree(self._tiles, whole if size is None else size)
+
+    def is_legacy(self) -> bool:
+        """Whether this log is still in the layout before tiles (its tree then built in memory)."""
+        self.size()
+        return self._legacy
+
+    def pending(self) -> list[Batch]:
+        """Batches sequenced after the integrated tree (usually none, or one in flight)."""
+        return [] if self.is_legacy() else self.log.pending(self._store, self.size())
+
+    def head(self) -> int:
+        """The newest sequence number, integrated or not."""
+        return max((b.end for b in self.pending()), default=self.size())
 
     def entry(self, seq: int) -> bytes:
         """Event ``seq``'s stored bytes: leaf ``seq - 1`` of the Merkle tree."""
-        return self._store.get(event_key(self.tenant, seq))
+        if self.is_legacy():
+            return self.legacy.entry(seq)
+        if self.size() < seq:
+            self._size = None  # the log may have grown since it was read
+        if 1 <= seq <= self.size():
+            return self.tree().entry(seq - 1)
+        for batch in self.pending() if seq > 0 else ():
+            if batch.first <= seq <= batch.end:
+                return batch.entries[seq - batch.first]
+        raise ObjectMissing(f"{self.prefix}{seq}")
 
     def get(self, seq: int) -> Event:
         return Event.model_validate_json(self.entry(seq))
 
     def sequence_numbers(self) -> list[int]:
-        events = f"{prefix(self.tenant)}events/"
-        return [int(k[len(events) : -5]) for k in self._store.list(events)]
+        if self.is_legacy():
+            return self.legacy.sequence_numbers()  # holes stay holes
+        return list(range(1, self.head() + 1))
 
     def events(self) -> Iterator[Event]:
         for seq in self.sequence_numbers():
@@ -210,29 +200,34 @@ class Ledger:
             return None
 
     def indexed_seqs(self, sha256: str) -> list[int]:
-        """Sequence numbers the index names for this document (the audit checks them)."""
-        folder = f"{prefix(self.tenant)}by-doc/{sha256}/"
-        names = (key[len(folder) :] for key in self._store.list(folder))
-        return [int(name) for name in names if name.isdigit()]
+        """Sequence numbers the index names for this document (the audit checks them),
+        with those of batches not yet integrated."""
+        folder = f"{self.prefix}by-doc/{sha256}/"
+        names = [key[len(folder) :] for key in self._store.list(folder)]
+        names += [key[len(folder) :] for key in self.pending_markers(folder)]
+        return sorted({int(name) for name in names if name.isdigit()})
+
+    def pending_markers(self, folder: str) -> list[str]:
+        """Index markers under ``folder`` that batches not yet integrated will create."""
+        return [m for b in self.pending() for ms in b.markers for m in ms if m.startswith(folder)]
 
     def has(self, seq: int) -> bool:
-        return self._store.exists(event_key(self.tenant, seq))
+        return 1 <= seq <= self.head()
 
-    def _index_from(self, seq: int) -> None:
+    def _index_from(self) -> None:
         """Record, once, the first sequence number the by-document index covers.
 
-        Appenders build a ``Ledger`` per event, so whether this store's scope is
-        known to be indexed is remembered per process, not per instance: one
-        conditional create per scope and process, not one per event.
+        Remembered per process and store, not per instance: one conditional
+        create per scope and process, not one per event.
         """
         known = _INDEXED.setdefault(self.raw, set())
         if self.tenant not in known:
-            self._store.create(f"{prefix(self.tenant)}index-from", str(max(seq, 1)).encode())
+            self._store.create(f"{self.prefix}index-from", str(self.head() + 1).encode())
             known.add(self.tenant)
 
     def indexed_from(self) -> int | None:
         try:
-            return int(self._store.get(f"{prefix(self.tenant)}index-from"))
+            return int(self._store.get(f"{self.prefix}index-from"))
         except (KeyError, ValueError):
             return None
 
@@ -240,8 +235,23 @@ class Ledger:
         """The stored checkpoint object of tree ``size``; ObjectMissing when there is none."""
         return self._store.get(checkpoint_key(self.tenant, size))
 
+    def newest_checkpoint(self) -> bytes | None:
+        """The newest signed checkpoint note with its cosignatures, None before the first."""
+        try:
+            return self._store.get(newest_checkpoint_key(self.tenant))
+        except ObjectMissing:
+            return None
+
+    def checkpoint_size(self) -> int:
+        """The size the newest checkpoint claims (unverified: a writer's hint, 0: none)."""
+        note = self.newest_checkpoint()
+        try:
+            return int(note.split(b"\n")[1]) if note else 0
+        except (IndexError, ValueError):
+            return 0
+
     def checkpoint_sizes(self) -> list[int]:
-        folder = f"{prefix(self.tenant)}tlog/"
+        folder = f"{self.prefix}tlog/"
         names = (k[len(folder) : -5] for k in self._store.list(folder))
         return [int(n) for n in names if n.isdigit()]
 

@@ -9,76 +9,44 @@ production it is refused (``KEY_DEVELOPMENT``), for signing and at verification.
 
 Each key file ``<stamp>-<prod|dev>.key`` may have ``<stamp>-<prod|dev>.json``
 beside it with its validity period (``valid_from``, ``valid_to``); a key is
-not used to sign outside it (``KEY_OUTSIDE_VALIDITY``).
+not used to sign outside it (``KEY_OUTSIDE_VALIDITY``). Rotating ends the
+previous key's validity now, and in production a key with no validity at all
+(``CUSTODY_SIGNING_KEY``, or a key file without its ``.json``) is refused: a
+retired key that still verified new signatures would make rotation mean nothing.
 
 Public keys are published to the object store under ``keys/signing/<kid>.json``
 with their validity, self-signed so the store cannot change it, so verifiers
 need no access to the private side and a rotated key still verifies what it
-signed. Which published keys verification *trusts* is decided outside the store
-(``starter.evidence.trust``). The key ID is the first 16 hex characters of the SHA-256 of
-the raw public key (its fingerprint, all 64).
+signed. A key's end is published beside it (``keys/signing/retired/<kid>.json``,
+self-signed too); verifiers take the earlier end of the two. Which published
+keys verification *trusts* is decided outside the store (``starter.evidence.trust``);
+the records and signature checks are custody.ledger.keyrecords. The key ID is the
+first 16 hex characters of the SHA-256 of the raw public key (its fingerprint, all 64).
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from pydantic import BaseModel
 
-from custody.canonical import canonical_json, is_canonical
+from custody.canonical import canonical_json
 from custody.errors import Code, ConfigurationError, KeyUntrusted
+from custody.ledger.keyrecords import ALGORITHM as ALGORITHM
+from custody.ledger.keyrecords import PUBLIC_PREFIX as PUBLIC_PREFIX
+from custody.ledger.keyrecords import PublicKeyRecord as PublicKeyRecord
+from custody.ledger.keyrecords import Signature as Signature
+from custody.ledger.keyrecords import key_id as key_id
+from custody.ledger.keyrecords import public_keys as public_keys
+from custody.ledger.keyrecords import verify as verify
 from custody.settings import Settings
 from custody.stores import ObjectStore
-
-ALGORITHM = "Ed25519"
-PUBLIC_PREFIX = "keys/signing/"
-
-
-class Signature(BaseModel):
-    alg: str = ALGORITHM
-    kid: str
-    sig: str  # base64
-
-
-class PublicKeyRecord(BaseModel):
-    kid: str
-    alg: str = ALGORITHM
-    public_key: str  # base64 of the 32 raw bytes
-    created_at: datetime
-    development: bool = False
-    valid_from: datetime | None = None  # None: since ever (keys published before validity)
-    valid_to: datetime | None = None  # None: no end
-    #: The key's own signature over the record without this field: the store
-    #: cannot extend a validity or clear the development flag.
-    self_sig: str | None = None
-
-    def body(self) -> bytes:
-        return canonical_json(self.model_dump(mode="json", exclude={"self_sig"}))
-
-    def self_signed(self) -> bool:
-        if self.self_sig is None:
-            return False
-        signature = Signature(kid=self.kid, sig=self.self_sig)
-        return verify(self.body(), signature, {self.kid: self}) is None
-
-    def valid_at(self, at: datetime) -> bool:
-        return (self.valid_from is None or at >= self.valid_from) and (
-            self.valid_to is None or at <= self.valid_to
-        )
-
-
-def key_id(public: Ed25519PublicKey) -> str:
-    raw = public.public_bytes(Encoding.Raw, PublicFormat.Raw)
-    return hashlib.sha256(raw).hexdigest()[:16]
 
 
 class Signer:
@@ -115,13 +83,22 @@ class Signer:
         return record.model_copy(update={"self_sig": self_sig})
 
     def publish(self, store: ObjectStore) -> None:
-        """Make the public half available to verifiers (once; never replaced)."""
+        """Make the public half available to verifiers (once; never replaced); a key that
+        has ended also publishes its retirement, which shortens what verifiers accept."""
         store.create(f"{PUBLIC_PREFIX}{self.kid}.json", canonical_json(self.public_record()))
+        if self.valid_to is not None and self.valid_to <= datetime.now(UTC):
+            retired = f"{PUBLIC_PREFIX}retired/{self.kid}.json"
+            store.create(retired, canonical_json(self.public_record()))
 
 
 def load_signer(key_dir: Path, secret: str | None, production: bool) -> Signer:
     """The active signing key: the secret if given, else the newest key file."""
     if secret:
+        if production:
+            raise KeyUntrusted(
+                Code.KEY_OUTSIDE_VALIDITY,
+                "CUSTODY_SIGNING_KEY has no validity period: use a key folder in production",
+            )
         return Signer(Ed25519PrivateKey.from_private_bytes(base64.b64decode(secret)))
     files = _key_files(key_dir)
     if not files:
@@ -135,6 +112,8 @@ def load_signer(key_dir: Path, secret: str | None, production: bool) -> Signer:
         raise KeyUntrusted(
             Code.KEY_DEVELOPMENT, "the signing key is a development key (CUSTODY_ENV=production)"
         )
+    if production and signer.valid_from is None:
+        raise KeyUntrusted(Code.KEY_OUTSIDE_VALIDITY, f"key {signer.kid} has no validity period")
     return signer
 
 
@@ -155,11 +134,13 @@ def local_public_keys(
 
 
 def rotate(key_dir: Path, development: bool = False, valid_days: float | None = None) -> Signer:
-    """Make a new key, which becomes the active one; old keys stay for the record."""
+    """Make a new key, which becomes the active one; the one it replaces ends now (it stays
+    for the record, verifying what it signed before)."""
     key_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(key_dir, 0o700)
     private = Ed25519PrivateKey.generate()
     now = datetime.now(UTC)
+    retire(key_dir, now)
     valid_to = now + timedelta(days=valid_days) if valid_days is not None else None
     name = key_dir / f"{now:%Y%m%dT%H%M%S%fZ}-{'dev' if development else 'prod'}"
     validity = {"valid_from": now.isoformat(), "valid_to": valid_to and valid_to.isoformat()}
@@ -167,6 +148,31 @@ def rotate(key_dir: Path, development: bool = False, valid_days: float | None = 
     # The key file last: a key is never found without its validity beside it.
     _write_private(name.with_suffix(".key"), base64.b64encode(private.private_bytes_raw()))
     return Signer(private, development, now, valid_to)
+
+
+def retire(key_dir: Path, at: datetime) -> Signer | None:
+    """End the active key's validity at ``at`` (if it ran later); the retired key, or None."""
+    files = _key_files(key_dir)
+    if not files:
+        return None
+    old = _read_key(files[-1])
+    if old.valid_to is not None and old.valid_to <= at:
+        return old
+    meta = files[-1].with_suffix(".json")
+    since = old.valid_from or at  # a key from before validity files: valid until now
+    body = {"valid_from": since.isoformat(), "valid_to": at.isoformat()}
+    tmp = meta.with_name(f".{meta.name}.tmp")
+    tmp.unlink(missing_ok=True)
+    _write_private(tmp, json.dumps(body).encode())
+    os.replace(tmp, meta)
+    return _read_key(files[-1])
+
+
+def retired_keys(key_dir: Path) -> list[Signer]:
+    """Every key of the folder whose validity has ended (to publish their retirement)."""
+    now = datetime.now(UTC)
+    signers = (_read_key(path) for path in _key_files(key_dir))
+    return [s for s in signers if s.valid_to is not None and s.valid_to <= now]
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -205,39 +211,3 @@ def _read_key(path: Path) -> Signer:
 
 def _when(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
-
-
-def public_keys(store: ObjectStore) -> dict[str, PublicKeyRecord]:
-    """The keys published in the store: where to find a key, never whether to trust it."""
-    keys = {}
-    for key in store.list(PUBLIC_PREFIX):
-        data = store.get(key)
-        try:
-            record = PublicKeyRecord.model_validate_json(data)
-        except ValueError:
-            continue  # an unreadable key record: signatures by it then fail as unknown
-        if not is_canonical(data):
-            continue  # not as Custody wrote it: its signatures fail as unknown too
-        keys[record.kid] = record
-    return keys
-
-
-def verify(body: bytes, signature: Signature, keys: dict[str, PublicKeyRecord]) -> str | None:
-    """None if ``signature`` over ``body`` verifies with the key ``keys`` names; else why not.
-
-    Checks the mathematics only: whether the key is trusted is for the reader to say
-    (``starter.evidence.trust``).
-    """
-    record = keys.get(signature.kid)
-    if record is None:
-        return f"unknown key id {signature.kid}"
-    if signature.alg != ALGORITHM:
-        return f"unsupported algorithm {signature.alg}"
-    public = Ed25519PublicKey.from_public_bytes(base64.b64decode(record.public_key))
-    if key_id(public) != record.kid:
-        return f"key record {record.kid} holds another key"
-    try:
-        public.verify(base64.b64decode(signature.sig), body)
-    except InvalidSignature:
-        return "signature does not verify"
-    return None

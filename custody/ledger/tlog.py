@@ -34,7 +34,7 @@ def leaf_hash(entry: bytes) -> bytes:
     return hashlib.sha256(b"\x00" + entry).digest()
 
 
-def _node_hash(left: bytes, right: bytes) -> bytes:
+def node_hash(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(b"\x01" + left + right).digest()
 
 
@@ -50,7 +50,7 @@ def root(leaves: list[bytes]) -> bytes:
     if len(leaves) == 1:
         return leaves[0]
     k = _split(len(leaves))
-    return _node_hash(root(leaves[:k]), root(leaves[k:]))
+    return node_hash(root(leaves[:k]), root(leaves[k:]))
 
 
 def inclusion_proof(leaves: list[bytes], index: int) -> list[bytes]:
@@ -74,11 +74,11 @@ def verify_inclusion(index: int, size: int, leaf: bytes, proof: list[bytes], hea
         if sn == 0:
             return False
         if fn & 1 or fn == sn:
-            r = _node_hash(p, r)
+            r = node_hash(p, r)
             while not fn & 1 and fn != 0:
                 fn, sn = fn >> 1, sn >> 1
         else:
-            r = _node_hash(r, p)
+            r = node_hash(r, p)
         fn, sn = fn >> 1, sn >> 1
     return sn == 0 and r == head
 
@@ -122,11 +122,11 @@ def verify_consistency(
         if sn == 0:
             return False
         if fn & 1 or fn == sn:
-            fr, sr = _node_hash(c, fr), _node_hash(c, sr)
+            fr, sr = node_hash(c, fr), node_hash(c, sr)
             while not fn & 1 and fn != 0:
                 fn, sn = fn >> 1, sn >> 1
         else:
-            sr = _node_hash(sr, c)
+            sr = node_hash(sr, c)
         fn, sn = fn >> 1, sn >> 1
     return sn == 0 and fr == old_head and sr == new_head
 
@@ -141,7 +141,7 @@ def frontier_push(frontier: list[bytes], size: int, leaf: bytes) -> list[bytes]:
     out = [*frontier, leaf]
     while size & 1:  # each trailing one bit merges two equal subtrees
         right = out.pop()
-        out[-1] = _node_hash(out[-1], right)
+        out[-1] = node_hash(out[-1], right)
         size >>= 1
     return out
 
@@ -151,7 +151,7 @@ def frontier_root(frontier: list[bytes]) -> bytes:
         return EMPTY_ROOT
     head = frontier[-1]
     for left in reversed(frontier[:-1]):
-        head = _node_hash(left, head)
+        head = node_hash(left, head)
     return head
 
 

@@ -36,8 +36,9 @@ the version still fools a fresh reader, but not ``audit verify``: its
 every prefix's newest logged version with the store, from the whole log.
 
 With a witness configured (``StateKeys.witness``), a reader also checks that the system log still
-holds the event at the newest witnessed checkpoint's size (signed by a trusted
-key): deleting the log's tail with the version and its entry shows too. The
+holds the newest witnessed checkpoint (signed by a trusted key): its size, and
+the same root from the tiles, so deleting the log's tail with the version and
+its entry shows, and so does rewriting what lies below it. The
 witness is listed at most every ``_WITNESS_TTL_S`` seconds per process, since
 tenant authentication reads state on every request.
 
@@ -55,12 +56,12 @@ from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from custody.errors import StateInvalid
+from custody.errors import StateInvalid, StoreError
 from custody.ledger import tlog
 from custody.ledger.checkpoints import Notary, key_name, origin, witness_key
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import Signer
-from custody.stores import ObjectStore
+from custody.stores import ObjectMissing, ObjectStore
 from custody.stores.system import SYSTEM_SCOPE
 
 KIND = "state_version"
@@ -68,8 +69,8 @@ KIND = "state_version"
 #: out of order, so the newest entry is not always the highest number.
 _LOOK = 4
 _WITNESS_TTL_S = 30.0
-#: Per witness (by repr), when it was last listed and the size it vouched for.
-_WITNESSED: dict[str, tuple[float, int]] = {}
+#: Per witness (by repr), when it was last listed and the (size, root) it vouched for.
+_WITNESSED: dict[str, tuple[float, tuple[int, bytes]]] = {}
 
 
 @dataclass(frozen=True)
@@ -138,21 +139,29 @@ def _newest_logged(store: ObjectStore, prefix: str) -> Logged | None:
     return max(found, key=lambda logged: logged.n, default=None)
 
 
-def _witnessed_size(witness: ObjectStore, trusted: Mapping[str, Ed25519PublicKey]) -> int:
-    """The size of the system log's newest witnessed checkpoint a trusted key signed (0: none)."""
+def _witnessed(witness: ObjectStore, trusted: Mapping[str, Ed25519PublicKey]) -> tuple[int, bytes]:
+    """The system log's newest witnessed checkpoint a trusted key signed: (size, root);
+    (0, b"") when there is none."""
     cached = _WITNESSED.get(repr(witness))
     if cached is not None and time.monotonic() - cached[0] < _WITNESS_TTL_S:
         return cached[1]
     folder = witness_key(SYSTEM_SCOPE, 0).rpartition("/")[0] + "/"
     notes = {key_name(kid): key for kid, key in trusted.items()}
-    size = 0
+    found: tuple[int, bytes] = (0, b"")
     for name in sorted(witness.list(folder), reverse=True):  # zero-padded: newest first
         note = tlog.open_note(witness.get(name), notes) if name.endswith(".note") else None
         if note is not None and note.origin == origin(SYSTEM_SCOPE):
-            size = note.size
+            found = (note.size, note.root)
             break
-    _WITNESSED[repr(witness)] = (time.monotonic(), size)
-    return size
+    _WITNESSED[repr(witness)] = (time.monotonic(), found)
+    return found
+
+
+def _root(log: Ledger, size: int) -> bytes | None:
+    try:
+        return log.tree().root(size)
+    except (ObjectMissing, StoreError, ValueError):
+        return None  # tiles gone or altered: not the witnessed log
 
 
 def check(
@@ -168,9 +177,12 @@ def check(
     ``n`` is a crash between write and log, which the caller tolerates.
     ``witness``: the witness store and the keys trusted to sign its notes.
     """
-    size = _witnessed_size(*witness) if witness is not None else 0
-    if size and not state_log(store).has(size):
+    size, root = _witnessed(*witness) if witness is not None else (0, b"")
+    log = state_log(store)
+    if size and log.size() < size:
         raise StateInvalid(detail=f"the state log is shorter than its witnessed size {size}")
+    if size and _root(log, size) != root:  # O(log n) tiles
+        raise StateInvalid(detail=f"the state log differs from its witnessed checkpoint {size}")
     logged = _newest_logged(store, prefix)
     if logged is None:
         return None

@@ -3,18 +3,31 @@
 Policies are versioned and create-only: adding a policy under a name that
 exists makes its next version, and every version is also kept by its hash, so
 a release pins the exact policy it started with even if a newer one appears
-while it runs. Recipients are create-only too; a revocation is a second object
-created beside the registration, so restoring an old copy cannot undo it.
+while it runs. Recipients are create-only too; a revocation is security state
+like a tenant's record: a signed, chained version (custody.state.versions,
+logged in the system log), so deleting it is refused as a rollback
+(``STATE_INVALID``) rather than un-revoking the recipient. A revocation made
+before that, a create-only marker beside the registration, is still honoured.
 
 Egress events live in the tenant's ledger (``custody.ledger``) with an index
-of their sequence numbers under ``egress/<tenant>/index/``, written before the
-event claims its number, so ``custody egress ls`` never has to read every
+of their sequence numbers under ``egress/<tenant>/index/``, made with the event
+(custody.ledger.sequencer), so ``custody egress ls`` never has to read every
 event and never misses one.
+
+An event of several documents commits to each by a salted hash,
+``sha256(salt || sha256)`` (``documents_salted``), never by the hashes
+themselves: its bytes go into every one of those documents' evidence bundles
+with that document's salt alone, and must not tell one document's auditor
+which others left with it. The list and the salts are kept in a sealed object
+(``egress/<tenant>/documents/<ref>.json``, named by the event's
+``documents_ref``) that readers with the tenant's key open.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import secrets
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
@@ -25,8 +38,9 @@ from custody.canonical import canonical_json
 from custody.errors import Code, EgressRefused
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import Signature, Signer
+from custody.state import versions
 from custody.stores import ObjectStore
-from custody.stores.base import ObjectMissing
+from custody.stores.base import ObjectMissing, StoreError
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -115,9 +129,23 @@ def add_recipient(store: ObjectStore, recipient: eg.Recipient) -> bool:
 
 
 def revoke_recipient(store: ObjectStore, tenant: str | None, name: str, by: str) -> bool:
+    """Revoke for good, as a signed version; False when a version already revokes it."""
     get_recipient(store, tenant, name, allow_revoked=True)
-    body = {"revoked_at": datetime.now(UTC).isoformat(), "by": by}
-    return store.create(eg.recipient_revoked_key(tenant, name), canonical_json(body))
+    prefix = eg.recipient_revocation_prefix(tenant, name)
+    current = versions.latest(store, prefix)
+    if current is not None and json.loads(current).get("revoked"):
+        return False
+    body = {"revoked": True, "revoked_at": datetime.now(UTC).isoformat(), "by": by}
+    versions.append(store, prefix, canonical_json(body))
+    return True
+
+
+def _revoked(store: ObjectStore, tenant: str | None, name: str) -> bool:
+    """A verified version says so, or a marker from before versions (honoured, never lifted)."""
+    current = versions.latest(store, eg.recipient_revocation_prefix(tenant, name))
+    if current is not None and json.loads(current).get("revoked"):
+        return True
+    return store.exists(eg.recipient_revoked_key(tenant, name))
 
 
 def get_recipient(
@@ -127,7 +155,7 @@ def get_recipient(
         recipient = eg.Recipient.model_validate_json(store.get(eg.recipient_key(tenant, name)))
     except (ObjectMissing, KeyError):
         raise EgressRefused(Code.RECIPIENT_UNKNOWN, f"no recipient {name}") from None
-    if not allow_revoked and store.exists(eg.recipient_revoked_key(tenant, name)):
+    if not allow_revoked and _revoked(store, tenant, name):
         raise EgressRefused(Code.RECIPIENT_REVOKED, f"recipient {name} is revoked")
     return recipient
 
@@ -136,10 +164,10 @@ def list_recipients(store: ObjectStore, tenant: str | None) -> list[dict[str, ob
     prefix = eg.recipients_prefix(tenant)
     rows = []
     for key in store.list(prefix):
-        if not key.endswith(".json"):
+        if not key.endswith(".json") or "/" in key[len(prefix) :]:  # a revocation's versions
             continue
         r = eg.Recipient.model_validate_json(store.get(key))
-        revoked = store.exists(eg.recipient_revoked_key(tenant, r.name))
+        revoked = _revoked(store, tenant, r.name)
         rows.append(r.model_dump(mode="json") | {"revoked": revoked})
     return rows
 
@@ -175,7 +203,7 @@ def record_egress(
         "policy_sha256": policy.sha256(),
         "bytes_sha256": bytes_sha256,
         "bytes": size,
-        "documents": sorted(documents),
+        **_documents(store, tenant, documents),
         "release_id": release_id,
         "recipient": recipient,
     }
@@ -197,6 +225,41 @@ def record_egress(
     return append_once(store, tenant, eg.EGRESS_EVENT, once=once, extra=[index], **fields)
 
 
+def salted(salt: str, sha256: str) -> str:
+    """A document's commitment in an event of several: it shows only with the salt."""
+    return hashlib.sha256(f"{salt}{sha256}".encode()).hexdigest()
+
+
+def _documents(
+    store: ObjectStore, tenant: str | None, documents: list[str]
+) -> dict[str, str | list[str]]:
+    """The event's documents: one in the clear (its own event), several by salted hashes."""
+    if len(set(documents)) <= 1:
+        return {"documents": sorted(set(documents))}
+    salts = {doc: secrets.token_hex(16) for doc in sorted(set(documents))}
+    ref = secrets.token_hex(16)
+    body = {"documents": sorted(salts), "salts": salts}
+    store.create(eg.egress_documents_key(tenant, ref), canonical_json(body))  # before the event
+    commitments = sorted(salted(salt, doc) for doc, salt in salts.items())
+    return {"documents_salted": commitments, "documents_ref": ref}
+
+
+def event_salts(store: ObjectStore, tenant: str | None, event: Event) -> dict[str, str]:
+    """Document -> salt of an event of several documents ({} when none or unreadable)."""
+    ref = event.detail.get("documents_ref")
+    if not isinstance(ref, str):
+        return {}
+    try:
+        body = json.loads(store.get(eg.egress_documents_key(tenant, ref)))
+        salts = {str(d): str(s) for d, s in body["salts"].items()}
+    except (ObjectMissing, StoreError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+    committed = event.detail.get("documents_salted")
+    if not isinstance(committed, list):
+        return {}
+    return {d: s for d, s in salts.items() if salted(s, d) in committed}
+
+
 def append_once(
     store: ObjectStore,
     tenant: str | None,
@@ -214,7 +277,8 @@ def append_once(
     """
     ledger = Ledger(store, tenant)
     prefix = f"{once}/seq/"
-    for key in store.list(prefix):
+    # An earlier attempt's batch may not be integrated yet: its markers are still due.
+    for key in [*store.list(prefix), *ledger.pending_markers(prefix)]:
         event = ledger.find(int(key[len(prefix) :]))
         if (
             event is not None
@@ -281,12 +345,49 @@ def egress_events(store: ObjectStore, tenant: str | None) -> Iterator[eg.EgressR
     for key in store.list(prefix):
         event = ledger.find(int(key[len(prefix) :]))
         if event is not None and event.kind == eg.EGRESS_EVENT:
-            yield _to_record(event, tenant)
+            yield _to_record(store, event, tenant)
 
 
-def _to_record(event: Event, tenant: str | None) -> eg.EgressRecord:
+def _files(
+    store: ObjectStore, tenant: str | None, rid: str | None, sha: str
+) -> list[eg.PacketEntry]:
+    """A release's files in packet order, from its listing (else, for a release rendered
+    before listings, its signed receipt); only a list that hashes to the event's
+    ``bytes_sha256``. None for reads and exports."""
+    if rid is None:
+        return []
+    for listed in (
+        _stored(store, eg.release_packet_key(tenant, rid)),
+        _receipt_files(store, tenant, rid),
+    ):
+        entries = [eg.PacketEntry.model_validate(f) for f in listed]
+        refs = [eg.FileRef(**e.model_dump(), media_type="") for e in entries]
+        if entries and eg.packet_sha256(refs) == sha:
+            return entries
+    return []
+
+
+def _stored(store: ObjectStore, key: str) -> list[dict[str, object]]:
+    try:
+        files = json.loads(store.get(key))["files"]
+    except (ObjectMissing, KeyError, ValueError):
+        return []
+    return files if isinstance(files, list) else []
+
+
+def _receipt_files(store: ObjectStore, tenant: str | None, rid: str) -> list[dict[str, object]]:
+    try:
+        receipt = SignedReceipt.model_validate_json(store.get(eg.receipt_key(tenant, rid))).receipt
+    except (ObjectMissing, KeyError, ValueError):
+        return []
+    return [{"name": f.name, "sha256": f.sha256, "bytes": f.bytes} for f in receipt.files]
+
+
+def _to_record(store: ObjectStore, event: Event, tenant: str | None) -> eg.EgressRecord:
     d = event.detail
-    docs = d.get("documents")
+    docs = d.get("documents") if "documents" in d else sorted(event_salts(store, tenant, event))
+    rid, sha = _opt(d.get("release_id")), str(d.get("bytes_sha256"))
+    files = _files(store, tenant, rid, sha) if d.get("egress_kind") == "release" else []
     return eg.EgressRecord(
         kind=eg.EgressKind(str(d["egress_kind"])),
         release_id=_opt(d.get("release_id")),
@@ -299,6 +400,7 @@ def _to_record(event: Event, tenant: str | None) -> eg.EgressRecord:
         documents=list(docs) if isinstance(docs, list) else [],
         at=event.at,
         seq=event.seq,
+        files=files,
     )
 
 

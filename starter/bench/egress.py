@@ -15,6 +15,13 @@ tenant. Then two measures on those published documents:
   activity's seconds in that release's history) / (release seconds)``: what
   prepare, record, delivery, the receipt and Temporal's round trips cost.
 
+Each released file is also weighed against its source and read back
+(:mod:`starter.bench.egress_size`): ``size_ratio`` (released bytes over source
+bytes, per file under ``files`` and over all of them), ``readback_ok`` (the
+printed mark read back on every page) and ``legibility`` (Tesseract word F1
+of the released scans against the source pages; ``legibility_lossless`` the
+same pages stored as releases were before, to compare with).
+
 With ``--mark-pages N`` (default 2) it also measures the invisible per-recipient
 mark (``starter.bench.mark.measure_mark``) on the first N pages: the decode
 rate after each transform (JPEG, rescaling, print-and-scan) and false positives.
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import shutil
 import sys
@@ -74,7 +82,8 @@ async def _bench(docs: list[Path], mark_pages: int) -> Figures:
             shas = await publish(client, docs, tenant)
             if not shas:
                 raise RuntimeError("no corpus document was published; see the workers' log")
-            return await measure(client, tenant, shas, home / "outbox", mark_pages)
+            names = {hashlib.sha256(p.read_bytes()).hexdigest(): p.name for p in docs}
+            return await measure(client, tenant, shas, home / "outbox", mark_pages, names)
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
@@ -89,15 +98,27 @@ async def publish(client: CustodyClient, docs: list[Path], tenant: str) -> list[
 
 
 async def measure(
-    client: CustodyClient, tenant: str, shas: list[str], outbox: Path, mark_pages: int
+    client: CustodyClient,
+    tenant: str,
+    shas: list[str],
+    outbox: Path,
+    mark_pages: int,
+    names: dict[str, str] | None = None,
 ) -> Figures:
-    """Both measures on documents already published for ``tenant``."""
+    """Both measures on documents already published for ``tenant``; ``names`` labels
+    each document's figures by its file (SHA-256 to name), else by its SHA-256."""
     prepared = egress_build.prepared(client.store, tenant, shas)
-    built = await asyncio.to_thread(egress_build.build_all, client, prepared, mark_pages)
+    build = egress_build.build_all
+    built = await asyncio.to_thread(build, client, prepared, mark_pages, names or {})
     released = await _release(client, tenant, shas, outbox)
     outside = 1 - released["render_seconds"] / released["release_seconds"]
     return {
         "documents": len(shas),
+        "size_ratio": built["size_ratio"],
+        "readback_ok": built["readback_ok"],
+        "legibility": built["legibility"],
+        "legibility_lossless": built["legibility_lossless"],
+        "files": built["files"],
         "pages": built["pages"],
         "pages_per_minute": built["pages_per_minute"],
         "build_seconds": built["build_seconds"],

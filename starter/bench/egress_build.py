@@ -1,10 +1,11 @@
 """The build half of ``custody bench egress``: one released PDF per document, timed in parts.
 
 Each document is built by ``activities.egress.build.Job`` exactly as the render
-activity builds it (timed whole: ``pages_per_minute``), then again part by part
-from the same staged pages with the functions ``Job`` calls: rasterising the
-verified source, the searchable PDF alone, the stamped PDF with its identity
-(the watermark is the difference) and the C2PA manifest.
+activity builds it (timed whole: ``pages_per_minute``; weighed against its
+source and read back: :mod:`.egress_size`), then again part by part from the
+same staged pages with the functions ``Job`` calls: rasterising the verified
+source, the searchable PDF alone, the stamped PDF with its identity (the
+watermark and page encoding are the difference) and the C2PA manifest.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from custody import ids
 from custody.models import PageText, SignedRecord
 from custody.release_steps import RenderInput
 from custody.stores import ObjectStore
+from starter.bench import egress_size
 from starter.client.connect import CustodyClient
 
 if TYPE_CHECKING:  # the renderer's libraries load only when a bench runs
@@ -55,7 +57,11 @@ def prepared(store: ObjectStore, tenant: str, shas: list[str]) -> RenderInput:
     )
 
 
-def build_all(client: CustodyClient, prepared: RenderInput, mark_pages: int) -> Figures:
+def build_all(
+    client: CustodyClient, prepared: RenderInput, mark_pages: int, names: dict[str, str]
+) -> Figures:
+    """Every document's release built, timed and measured (``files``: :mod:`.egress_size`),
+    keyed by ``names`` (SHA-256 to the scan's file name)."""
     from activities.egress import build
     from activities.scratch import StagingArea
 
@@ -63,6 +69,7 @@ def build_all(client: CustodyClient, prepared: RenderInput, mark_pages: int) -> 
     parts = dict.fromkeys(("raster", "render", "watermark", "manifest"), 0.0)
     whole, pages = 0.0, 0
     kept: list[Any] = []
+    files: dict[str, Figures] = {}
     for source in prepared.sources:
         job = build.Job(
             release=prepared,
@@ -74,11 +81,18 @@ def build_all(client: CustodyClient, prepared: RenderInput, mark_pages: int) -> 
             production=settings.env == "production",
         )
         started = time.perf_counter()
-        job.pdf()
+        data = job.pdf()
         whole += time.perf_counter() - started
         pages += source.pages
-        kept += _parts(job, parts)[: max(0, mark_pages - len(kept))]
+        images = _parts(job, parts)
+        size = _source_bytes(client.store, prepared.tenant, source.sha256)
+        mark = _release_mark(prepared)
+        name = names.get(source.sha256, source.sha256)
+        files[name] = egress_size.measure_file(data, size, images, mark, job.dpi)
+        kept += images[: max(0, mark_pages - len(kept))]
     return {
+        **egress_size.summary(files),
+        "files": files,
         "pages": pages,
         "build_seconds": round(whole, 3),
         "pages_per_minute": round(pages / whole * 60, 2) if whole else None,
@@ -128,7 +142,13 @@ def _release_mark(p: RenderInput) -> Any:
         policy_name=p.policy.name,
         policy_sha256=p.policy.sha256(),
         date=p.requested_at.date().isoformat(),
+        template=p.policy.watermark,
     )
+
+
+def _source_bytes(store: ObjectStore, tenant: str | None, sha: str) -> int:
+    record = SignedRecord.model_validate_json(store.get(ids.record_key(sha, tenant)))
+    return record.record.size_bytes
 
 
 class _Clock:

@@ -32,10 +32,12 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
 
 from activities.engines.base import OcrEngine
 from activities.engines.selection import build_engine
 from activities.scratch import StagingArea
+from custody import ids
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.cli.output import Exit, emit
@@ -158,15 +160,17 @@ async def _burst(
         ]
     out: dict[str, list[Timing]] = {}
     for tenant, shas in subs.items():
-        for sha in shas:
-            await wait(client, sha, tenant=tenant)
-        out[tenant] = [await _admission_to_start(client, sha, tenant) for sha in shas]
+        runs = [(await wait(client, sha, tenant=tenant)).run_id for sha in shas]
+        out[tenant] = [
+            await _admission_to_start(client, sha, tenant, run)
+            for sha, run in zip(shas, runs, strict=True)
+        ]
     return out
 
 
-async def _admission_to_start(client: CustodyClient, sha: str, tenant: str) -> Timing:
+async def _admission_to_start(client: CustodyClient, sha: str, tenant: str, run_id: str) -> Timing:
     """Workflow started (admitted) to OCR queued and started, from the history's own clock."""
-    history = await client.handle(sha, tenant).fetch_history()
+    history = await _document_run(client, ids.workflow_id(sha, tenant), run_id)
     admitted = history.events[0].event_time.ToDatetime()
     started = history.events[0].workflow_execution_started_event_attributes
     weight = round(started.priority.fairness_weight, 3)
@@ -181,6 +185,18 @@ async def _admission_to_start(client: CustodyClient, sha: str, tenant: str) -> T
             if at is not None:
                 return Timing(start=since, queued=at, weight=weight)
     raise RuntimeError(f"document {sha[:12]} never started OCR")
+
+
+async def _document_run(client: CustodyClient, workflow_id: str, run_id: str) -> WorkflowHistory:
+    """The first run of the chain ``run_id`` ends: the document's own run, not the review or
+    outcome run it continued as (each names the run it continued from)."""
+    while True:
+        handle = client.temporal.get_workflow_handle(workflow_id, run_id=run_id)
+        history = await handle.fetch_history()
+        started = history.events[0].workflow_execution_started_event_attributes
+        if not started.continued_execution_run_id:
+            return history
+        run_id = started.continued_execution_run_id
 
 
 def _page(label: str) -> bytes:

@@ -14,18 +14,25 @@ A document left waiting in review counts ``in_review`` for each of its fields:
 not exact, not wrong, not missing (a person decides it). A field read surely
 but wrongly is ``wrong``; when its document was also
 published outside the review band it is ``wrong_confident`` too: a wrong value
-that would have gone out without a person looking.
+that would have gone out without a person looking. ``consent_wrong`` counts
+consent values published opposite to the truth. Per field, every reading made
+before its bar is judged too (``starter.bench.fields_bands``): the wrong share
+per confidence band, the bar those bands propose, and whether the bar in
+force (``activities.fields.referral.BARS``) held.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from activities.fields.normalise import decimal_text, iso_date
-from custody.fields import Extraction
+from activities.fields.referral import BARS
+from custody.fields import Extraction, FoundField
+from starter.bench.fields_bands import Judged, proposed_bar, wrong_at_or_above, wrong_by_band
 
 _ENDS = " \t:;,.'\"-_|#"
 _DATES = frozenset({"date", "referral_date"})
@@ -37,6 +44,8 @@ _IDENTIFIERS = frozenset({"participant_id"})
 class Truth:
     type: str
     fields: dict[str, str | bool]
+    #: "tuning" (what the readers were tuned on), "held_out" (never), or "corpus".
+    split: str = "corpus"
 
 
 def truth_for(scan: Path) -> Truth | None:
@@ -44,7 +53,8 @@ def truth_for(scan: Path) -> Truth | None:
     beside = scan.with_name(f"{scan.stem}.fields.json")
     if beside.is_file():
         data = json.loads(beside.read_text())
-        return Truth(str(data["type"]), dict(data["fields"]))
+        split = str(data.get("drawn", {}).get("split", "tuning"))
+        return Truth(str(data["type"]), dict(data["fields"]), split)
     sroie = scan.parent / "_annotations" / f"{scan.stem}.key.json"
     if sroie.is_file():
         return Truth("receipt", {k: str(v) for k, v in json.loads(sroie.read_text()).items()})
@@ -76,10 +86,21 @@ class FieldTally:
     wrong_confident: int = 0
     #: Left in review: a person decides; neither exact nor wrong (nor missing).
     in_review: int = 0
+    #: Every reading before its bar: (confidence, right), for the bands.
+    judged: list[Judged] = field(default_factory=list)
 
-    def figures(self) -> dict[str, Any]:
+    def figures(self, bar: float | None = None) -> dict[str, Any]:
         share = round(self.exact / self.expected, 4) if self.expected else None
-        return {**self.__dict__, "exact_share": share}
+        counts = {k: v for k, v in self.__dict__.items() if k != "judged"}
+        found: dict[str, Any] = {**counts, "exact_share": share}
+        if self.judged:
+            found["wrong_by_band"] = wrong_by_band(self.judged)
+            found["proposed_bar"] = proposed_bar(self.judged)
+        if self.judged and bar is not None:
+            found["bar"] = bar
+            found["wrong_at_or_above_bar"] = wrong_at_or_above(self.judged, bar)
+            found["bar_held"] = found["wrong_at_or_above_bar"] == 0
+        return found
 
 
 @dataclass
@@ -88,10 +109,24 @@ class Tally:
     documents: int = 0
     classified_right: int = 0
     states: dict[str, int] = field(default_factory=dict)
+    #: Consent values published opposite to the truth.
+    consent_wrong: int = 0
 
-    def add(self, truth: Truth, read: Extraction | None, band: str | None, state: str) -> None:
-        """One document: ``read`` is None when nothing was published to read."""
+    def add(
+        self,
+        truth: Truth,
+        read: Extraction | None,
+        band: str | None,
+        state: str,
+        unbarred: Mapping[str, FoundField] | None = None,
+    ) -> None:
+        """One document: ``read`` is None when nothing was published to read; ``unbarred``,
+        its fields read again with no bar (``activities.fields.unbarred``), for the bands."""
         self.documents += 1
+        for name, found in (unbarred or {}).items():
+            if name in truth.fields and found.value is not None:
+                right = same(name, found.value, truth.fields[name])
+                self.fields.setdefault(name, FieldTally()).judged.append((found.confidence, right))
         self.states[state] = self.states.get(state, 0) + 1
         if read is not None and read.classification.type == truth.type:
             self.classified_right += 1
@@ -108,6 +143,7 @@ class Tally:
             else:
                 tally.wrong += 1
                 tally.wrong_confident += band != "review"
+                self.consent_wrong += name == "consent"
 
     def figures(self) -> dict[str, Any]:
         accuracy = self.classified_right / self.documents if self.documents else None
@@ -115,7 +151,8 @@ class Tally:
             "documents": self.documents,
             "states": dict(sorted(self.states.items())),
             "classification_accuracy": None if accuracy is None else round(accuracy, 4),
-            "fields": {name: t.figures() for name, t in sorted(self.fields.items())},
+            "fields": {name: t.figures(BARS.get(name)) for name, t in sorted(self.fields.items())},
+            "consent_wrong": self.consent_wrong,
         }
 
 
@@ -131,13 +168,31 @@ TARGETS: dict[str, float] = {
 }
 
 
-def targets(tally: Tally) -> dict[str, Any]:
+#: Issue #27's target on referral layouts never tuned on: of every expected field.
+HELD_OUT_EXACT = 0.95
+
+
+def targets(tally: Tally, held_out: Tally | None = None) -> dict[str, Any]:
+    """The per-field targets; with ``held_out``, issue #27's targets measured on it."""
     found = {n: t for n, t in tally.fields.items() if n in TARGETS and t.expected}
     met = {n: t.exact / t.expected >= TARGETS[n] for n, t in found.items()}
     unreviewed = sum(t.wrong_confident for t in tally.fields.values())
-    return {
+    report: dict[str, Any] = {
         "exact_share_at_least": {n: TARGETS[n] for n in found},
         "met": met,
         "wrong_confident_total": unreviewed,
-        "all_met": all(met.values()) and unreviewed == 0,
+        "consent_wrong": tally.consent_wrong,
+        "all_met": all(met.values()) and unreviewed == 0 and tally.consent_wrong == 0,
     }
+    if held_out is not None and held_out.fields:
+        expected = sum(t.expected for t in held_out.fields.values())
+        share = sum(t.exact for t in held_out.fields.values()) / expected
+        wrong = sum(t.wrong_confident for t in held_out.fields.values())
+        report["held_out"] = {
+            "exact_share": round(share, 4),
+            "exact_share_at_least": HELD_OUT_EXACT,
+            "wrong_confident": wrong,
+            "consent_wrong": held_out.consent_wrong,
+            "met": share >= HELD_OUT_EXACT and wrong == 0 and held_out.consent_wrong == 0,
+        }
+    return report

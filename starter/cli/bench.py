@@ -139,6 +139,15 @@ def _redaction(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", default="default", help="redaction policy: a name or JSON file")
 
 
+def _ledger(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--events", type=int, default=10_000, help="events the log grows to")
+    parser.add_argument("--writers", type=int, default=8, help="appending threads")
+    parser.add_argument("--store", choices=("local", "s3"), default="local")
+    parser.add_argument(
+        "--s3-latency-ms", type=float, default=0.0, help="with --store s3: delay per request"
+    )
+
+
 #: kind -> (module whose ``run`` runs it, one-line help, its arguments).
 BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
     "ocr": (
@@ -186,6 +195,12 @@ BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] =
         "starter.bench.fairness",
         "Tenant B's admission-to-OCR-start alone and behind tenant A's 10x burst (fair queues).",
         _fairness,
+    ),
+    "ledger": (
+        "starter.bench.ledger",
+        "The audit ledger at volume: appends per second, objects per event, one document's "
+        "proof (reads, seconds) and the incremental audit at N/1000 .. N.",
+        _ledger,
     ),
     "egress": (
         "starter.bench.egress",

@@ -5,7 +5,7 @@ Temporal's retention dropped the workflows:
 
     custody egress ls [--recipient R] [--document SHA] [--policy P] [--since ISO]
     custody egress verify RELEASE_ID     exit 0 every check passes, 8 one FAILs, 5 unknown
-    custody egress identify FILE         {release_id, recipient, match, by}
+    custody egress identify FILE         {release_id, recipient, match, by}, this tenant's only
 """
 
 from __future__ import annotations
@@ -43,6 +43,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ls.set_defaults(handler=ls_command)
     verify = actions.add_parser("verify", parents=[common], help="replay a release's receipt")
     verify.add_argument("release_id", help="the release id `custody release` printed")
+    verify.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="FPR",
+        help="a trusted signing key's SHA-256 fingerprint (repeatable; default"
+        " CUSTODY_TRUST_FPRS, else the local signing keys): a key only in the store proves nothing",
+    )
     verify.set_defaults(handler=verify_command)
     ident = actions.add_parser("identify", parents=[common], help="which release a file is from")
     ident.add_argument("file", type=readable_file, help="the file found: PDF or image")
@@ -102,7 +110,15 @@ def _manifest_reader(settings: Settings) -> Callable[[bytes, str], str | None] |
 
 
 def verify_command(args: argparse.Namespace, settings: Settings) -> int:
+    from custody.ledger.checkpoints import open_witness
+    from custody.ledger.witness import policy_from_settings
+    from starter.evidence.trust import TrustAnchors
     from starter.evidence.verify.egress import release_exists, verify_release
+    from starter.evidence.verify.proofs import LogProofs
+
+    # Pinned keys and the witnesses first: in production, none refuses before any read.
+    anchors = TrustAnchors.from_settings(settings, args.trust)
+    proofs = LogProofs(open_witness(settings), policy_from_settings(settings))
 
     try:
         rid = eg.check_release_id(args.release_id)
@@ -111,8 +127,9 @@ def verify_command(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     if not release_exists(store, args.tenant, rid):
         return fail(args.json, Code.NOT_FOUND, f"no release {rid} for this tenant", Exit.NOT_FOUND)
+    keys = anchors.trusted(public_keys(store))
     report = verify_release(
-        store, public_keys(store), args.tenant, rid, manifest_of=_manifest_reader(settings)
+        store, keys, args.tenant, rid, manifest_of=_manifest_reader(settings), proofs=proofs
     )
     data = {
         "ok": report.ok,
@@ -135,12 +152,16 @@ def identify_command(args: argparse.Namespace, settings: Settings) -> int:
         return fail(
             args.json, Code.NOT_FOUND, f"cannot read the file ({err.strerror})", Exit.NOT_FOUND
         )
-    found = identify(open_store(settings), data, trust_anchor(settings))
-    text = (
-        f"{found.match} (by {found.by}): release {found.release_id} to {found.recipient}"
-        if found.release_id
-        else "no release found for this file"
-    )
+    found = identify(open_store(settings), data, trust_anchor(settings), args.tenant)
+    if found.match == "text":
+        text = (
+            f"the published text of a document, carried by {len(found.releases)} release(s): "
+            f"{', '.join(found.releases)}; its bytes name no release of their own"
+        )
+    elif found.release_id:
+        text = f"{found.match} (by {found.by}): release {found.release_id} to {found.recipient}"
+    else:
+        text = "no release of this tenant found for this file"
     emit(args, found.json(), text)
     return Exit.OK
 

@@ -15,6 +15,7 @@ with a bearer token per tenant, is.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -26,14 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from custody import field_index, ids
-from custody.errors import ConfigurationError, NotFound, UsageError
-from custody.ledger.checkpoints import open_witness
-from custody.ledger.signing import public_keys, rotate, signer_from_settings
+from custody.errors import ConfigurationError, CustodyError, NotFound, UsageError
+from custody.ledger.checkpoints import notary_from_settings, open_witness
+from custody.ledger.events import notarize
+from custody.ledger.signing import public_keys, retired_keys, rotate, signer_from_settings
+from custody.ledger.witness import policy_from_settings
 from custody.operators import DecisionKind, acting
 from custody.operators.journal import keep
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
-from starter.cli.actor import operator, recorded
+from starter.cli.actor import operator
 from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit, emit_reports
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
@@ -107,12 +110,9 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
         subjects = published_documents(store, args.tenant, all_tenants=every_tenant(args))
         if args.sample is not None:
             subjects = random.sample(subjects, min(args.sample, len(subjects)))
-    proofs = LogProofs(open_witness(settings))  # one per run: each log is read once
-    by = recorded(settings, store)
-    reports = [
-        ev.verify_and_record(store, sha256, tenant, by, anchors, proofs)
-        for sha256, tenant in subjects
-    ]
+    # One per run: each log's head is found, and its witnesses asked, once.
+    proofs = LogProofs(open_witness(settings), policy_from_settings(settings))
+    reports = [ev.verify(store, sha256, tenant, anchors, proofs) for sha256, tenant in subjects]
     return emit_reports(args, reports)
 
 
@@ -132,6 +132,8 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
 def _export(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     _signed(store, args.sha256, args.tenant)
+    with contextlib.suppress(CustodyError):  # without the signing key: no checkpoint made here
+        notarize(store, notary_from_settings(settings))
     out = ev.export_bundle(store, args.sha256, args.tenant, args.output, actor=operator())
     command = verify_command(out, _pins(settings))
     emit(
@@ -217,6 +219,8 @@ def _keys(args: argparse.Namespace, settings: Settings) -> int:
     else:
         signer = signer_from_settings(settings)
     signer.publish(store)
+    for old in retired_keys(settings.signing_path):  # their end, so verifiers refuse later use
+        old.publish(store)
     keys = public_keys(store)
     rows = [k.model_dump(mode="json") | {"fingerprint": key_fingerprint(k)} for k in keys.values()]
     data = {"active": signer.kid, "fingerprint": fingerprint(signer.public), "keys": rows}

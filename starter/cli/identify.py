@@ -1,8 +1,13 @@
-"""``custody egress identify FILE``: which release a file found anywhere came from.
+"""``custody egress identify FILE``: which of the asking tenant's releases a found file came from.
 
 Four readings, strongest first; the first that names a release answers:
 
-1. **hash**: the file's SHA-256 is a released file's (``egress/by-file/``): ``exact``.
+1. **hash**: the file's SHA-256 is one a release of this tenant carried
+   (``egress/<tenant>/by-file/``): ``exact`` for a released PDF or page image,
+   whose marks make its bytes its release's own. A text file is ``text``: its
+   bytes are the document's published text, the same in every release of it
+   (and in a read of it), so they name no release; the answer lists the
+   releases that carried them instead.
 2. **c2pa**: a C2PA manifest signed by this deployment's chain names a release;
    the bytes are not a released file's, so the file was changed: ``altered``.
 3. **watermark**, machine-readable: the PDF's XMP names a release (``/ID``
@@ -10,11 +15,12 @@ Four readings, strongest first; the first that names a release answers:
 4. **watermark**, visible: the release id and its check code printed on page 1,
    read back with OCR (a print-and-scan copy): ``altered``.
 
-Unsigned readings (3, 4) count only when the store holds that release, in
-some tenant's scope. This is an operator's command across tenants; the answer
-names the tenant only by its scope, never a document's content. Readings 2-4
-decode the file only in the locked-down inspection child; a file it refuses
-(a decompression bomb, a decoder crash) raises ``DocumentRejected`` with its code.
+Every reading is scoped to the tenant asking (``--tenant``; none: the no-tenant
+scope): another tenant's release is ``none``, exactly like no release, so the
+command is no oracle on what others sent. Unsigned readings (3, 4) count only
+when this tenant's scope holds that release. Readings 2-4 decode the file only
+in the locked-down inspection child; a file it refuses (a decompression bomb, a
+decoder crash) raises ``DocumentRejected`` with its code.
 """
 
 from __future__ import annotations
@@ -29,12 +35,14 @@ from PIL import Image
 
 from custody import egress as eg
 from custody import ids
-from custody.ledger.events import Ledger, scopes
+from custody.ledger.events import Ledger
 from custody.state.egress import SignedReceipt
 from custody.stores import ObjectMissing, ObjectStore
 
-Match = Literal["exact", "altered", "none"]
+Match = Literal["exact", "altered", "text", "none"]
 By = Literal["hash", "c2pa", "watermark"]
+#: What a released file is, by its media type.
+_KINDS = {"application/pdf": "searchable_pdf", "image/png": "page_image", "text/plain": "text"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,10 @@ class Identified:
     scope: str | None = None
     #: Which reading answered when ``by`` is ``watermark``: ``xmp`` or ``visible``.
     via: str | None = None
+    #: A hash match's file: ``searchable_pdf``, ``page_image`` or ``text``.
+    file: str | None = None
+    #: ``text``: this tenant's releases that carried those exact bytes.
+    releases: tuple[str, ...] = ()
 
     def json(self) -> dict[str, Any]:
         return {
@@ -55,39 +67,71 @@ class Identified:
             "by": self.by,
             "scope": self.scope,
             "via": self.via,
+            "file": self.file,
+            "releases": list(self.releases),
         }
 
 
 NONE = Identified(release_id=None, recipient=None, match="none", by=None)
 
 
-def identify(store: ObjectStore, data: bytes, trust_anchor_pem: bytes | None) -> Identified:
-    """The release ``data`` came from, and whether it is byte-identical to what left."""
-    exact = _by_hash(store, data)
+def identify(
+    store: ObjectStore, data: bytes, trust_anchor_pem: bytes | None, tenant: str | None = None
+) -> Identified:
+    """The release of ``tenant`` that ``data`` came from, and whether it is what left."""
+    exact = _by_hash(store, data, tenant)
     if exact is not None:
         return exact
-    for via, rid, vouched in _readings(store, data, trust_anchor_pem):
+    for via, rid, vouched in _readings(store, data, trust_anchor_pem, tenant):
         if vouched is not None:
             return vouched  # signed by this deployment's CA: it names its release itself
-        for tenant in _holders(store, rid)[:1]:
+        if _holds(store, tenant, rid):
             by: By = "c2pa" if via == "c2pa" else "watermark"
             recipient = recipient_of(store, tenant, rid)
             return Identified(rid, recipient, "altered", by, ids.scope(tenant), via)
     return NONE
 
 
-def _by_hash(store: ObjectStore, data: bytes) -> Identified | None:
-    try:
-        body = json.loads(store.get(eg.by_file_key(hashlib.sha256(data).hexdigest())))
-    except (ObjectMissing, KeyError):
+def _by_hash(store: ObjectStore, data: bytes, tenant: str | None) -> Identified | None:
+    sha = hashlib.sha256(data).hexdigest()
+    entries = [json.loads(store.get(key)) for key in store.list(eg.by_file_prefix(tenant, sha))]
+    entries += _legacy_entry(store, sha, tenant)
+    if not entries:
         return None
-    rid, tenant = str(body["release_id"]), body.get("tenant")
+    kinds = [_kind(entry) for entry in entries]
+    if "text" in kinds:  # the document's text: the same bytes in each release of it
+        rids = tuple(sorted({str(entry["release_id"]) for entry in entries}))
+        return Identified(None, None, "text", "hash", ids.scope(tenant), file="text", releases=rids)
+    rid = str(entries[0]["release_id"])
     recipient = recipient_of(store, tenant, rid)
-    return Identified(rid, recipient, "exact", "hash", ids.scope(tenant))
+    return Identified(rid, recipient, "exact", "hash", ids.scope(tenant), file=kinds[0])
+
+
+def _legacy_entry(store: ObjectStore, sha: str, tenant: str | None) -> list[dict[str, Any]]:
+    """The index from before it was per tenant, when its one entry is this tenant's."""
+    try:
+        body = json.loads(store.get(eg.by_file_key(sha)))
+    except (ObjectMissing, KeyError):
+        return []
+    return [body] if isinstance(body, dict) and body.get("tenant") == tenant else []
+
+
+def _kind(entry: dict[str, Any]) -> str:
+    media = entry.get("media_type")
+    if isinstance(media, str) and media in _KINDS:
+        return _KINDS[media]
+    name = str(entry.get("name", ""))  # legacy entries name the file only
+    return (
+        "text"
+        if name.endswith(".txt")
+        else "page_image"
+        if name.endswith(".png")
+        else "searchable_pdf"
+    )
 
 
 def _readings(
-    store: ObjectStore, data: bytes, anchor: bytes | None
+    store: ObjectStore, data: bytes, anchor: bytes | None, tenant: str | None
 ) -> Iterator[tuple[str, str, Identified | None]]:
     """(via, release id, answer if signed by us): C2PA, then XMP, then the printed mark.
 
@@ -106,34 +150,29 @@ def _readings(
         claim = marks.c2pa
         scope = ids.scope(claim.tenant)
         found = Identified(claim.release_id, claim.recipient, "altered", "c2pa", scope, "c2pa")
-        yield "c2pa", claim.release_id, found if claim.trusted else None
+        ours = claim.trusted and claim.tenant == tenant  # another tenant's: as if unsigned
+        yield "c2pa", claim.release_id, found if ours else None
     if marks.xmp is not None:
         yield "xmp", marks.xmp, None
-    printed = None if page is None else read_mark_on_page(Image.fromarray(page), _known(store))
+    known = _known(store, tenant)
+    printed = None if page is None else read_mark_on_page(Image.fromarray(page), known)
     if printed is not None:
         yield "visible", printed, None
 
 
-def _known(store: ObjectStore) -> set[str]:
-    """Every release id the store holds, in any tenant: what a printed id is matched to."""
-    found: set[str] = set()
-    for tenant in scopes(store):
-        prefix = eg.releases_prefix(tenant)
-        found.update(key[len(prefix) :].partition("/")[0] for key in store.list(prefix))
-    return found
+def _known(store: ObjectStore, tenant: str | None) -> set[str]:
+    """The tenant's release ids: what a printed id is matched to."""
+    prefix = eg.releases_prefix(tenant)
+    return {key[len(prefix) :].partition("/")[0] for key in store.list(prefix)}
 
 
-def _holders(store: ObjectStore, rid: str) -> list[str | None]:
-    """The tenants (None: no tenant) whose scope holds release ``rid``: one, or none."""
+def _holds(store: ObjectStore, tenant: str | None, rid: str) -> bool:
+    """Whether the tenant's scope holds release ``rid``."""
     try:
         eg.check_release_id(rid)
     except ValueError:
-        return []
-    return [
-        tenant
-        for tenant in scopes(store)
-        if any(True for _ in store.list(f"{eg.releases_prefix(tenant)}{rid}/"))
-    ]
+        return False
+    return any(True for _ in store.list(f"{eg.releases_prefix(tenant)}{rid}/"))
 
 
 def recipient_of(store: ObjectStore, tenant: str | None, rid: str) -> str | None:

@@ -6,17 +6,24 @@ Nothing here prints key material: only key IDs, tenant scopes and states.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from custody.errors import Code, ConfigurationError
+from custody import ids
+from custody.canonical import canonical_json
+from custody.errors import Code, ConfigurationError, DocumentRejected
 from custody.keys import keyring as keys
+from custody.ledger.checkpoints import Notary, open_witness
+from custody.ledger.events import Event, Ledger
+from custody.ledger.signing import Signer, signer_from_settings
 from custody.operators import DecisionKind, SignedDecision, acting
 from custody.operators.journal import keep
 from custody.settings import Settings
 from custody.stores import open_raw_store, open_store
+from custody.stores.system import SYSTEM_SCOPE
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command
 
@@ -85,25 +92,64 @@ def list_keys(args: argparse.Namespace, settings: Settings) -> int:
     return Exit.OK
 
 
+#: The system log's event for a shred (custody.ledger, scope ``_system``).
+SHRED_EVENT = "tenant_shredded"
+
+
 def shred_tenant(args: argparse.Namespace, settings: Settings) -> int:
-    """Destroy the tenant's KEK, then record who did it and when (plain, outside any KEK)."""
+    """Destroy the tenant's KEK, then record who did it and when: a signed record beside
+    the store's objects (plain, outside any KEK) and an event of the system log.
+
+    Only a tenant's own scope: never ``_system`` (the ledger's), ``_`` or a name that
+    shares a scope with system objects (``custody.ids.RESERVED_SCOPES``).
+    """
     if args.confirm != args.scope:
         return fail(args.json, Code.USAGE, "--confirm must repeat the tenant exactly", Exit.USAGE)
+    try:
+        ids.check_tenant(args.scope)
+    except DocumentRejected as err:
+        return fail(args.json, err.code, err.detail, Exit.USAGE)
     person = acting(settings, open_store(settings), DecisionKind.KEY_SHRED)
     decision = person.decide(DecisionKind.KEY_SHRED, {"tenant": args.scope})
     keys.shred(_directory(settings), args.scope)
-    _journal(settings, decision, "tenant_shredded")
-    event = {
-        "event": "tenant_shredded",
+    _journal(settings, decision, SHRED_EVENT)
+    signer = signer_from_settings(settings)
+    record = {
+        "event": SHRED_EVENT,
         "tenant": args.scope,
         "at": datetime.now(UTC).isoformat(),
         "by": person.name,
         "decision_sha256": decision.sha256(),
     }
-    # A second shred of the same tenant keeps the first record.
-    open_raw_store(settings).create(f"shred/{args.scope}.json", json.dumps(event).encode())
-    emit(args, event, f"tenant {args.scope} shredded; its objects are unreadable")
+    signed = {"record": record, "signature": signer.sign(canonical_json(record)).model_dump()}
+    raw, key = open_raw_store(settings), f"shred/{args.scope}.json"
+    raw.create(key, canonical_json(signed))  # a second shred keeps the first record
+    kept = raw.get(key)
+    event = _logged(settings, signer, args.scope, hashlib.sha256(kept).hexdigest(), person.name)
+    info = json.loads(kept)["record"] | {"record_sha256": event.detail["record_sha256"]}
+    emit(
+        args,
+        info | {"event_seq": event.seq},
+        f"tenant {args.scope} shredded; its objects are unreadable",
+    )
     return Exit.OK
+
+
+def _logged(
+    settings: Settings, signer: Signer, tenant: str, record_sha256: str, actor: str
+) -> Event:
+    """The shred's event in the system log, checkpointed and witnessed at once."""
+    store = open_store(settings)
+    ledger = Ledger(store, SYSTEM_SCOPE, Notary(signer, open_witness(settings)))
+    for seq in ledger.indexed_seqs(record_sha256):  # a rerun finds the first one's
+        found = ledger.find(seq)
+        if found is not None and found.kind == SHRED_EVENT:
+            return found
+    detail: dict[str, str | int | float | bool | list[str] | None] = {
+        "tenant": tenant,
+        "record_sha256": record_sha256,
+    }
+    return ledger.append(SHRED_EVENT, sha256=record_sha256, actor=actor, detail=detail)
 
 
 def _directory(settings: Settings) -> Path:

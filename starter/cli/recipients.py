@@ -1,10 +1,18 @@
 """``custody recipients add|ls|revoke``: who a tenant may release documents to.
 
 A recipient is a name and one channel: ``--outbox DIR`` (development),
-``--s3 s3://bucket/prefix`` or ``--https URL``. Registrations are create-only
-and a revocation is a second object beside one, so neither can be undone by
-rewriting a file. The channel is checked when it is registered; credentials
-never go in it (they come from the deployment's settings).
+``--s3 s3://bucket/prefix --s3-credentials REF`` or ``--https URL``.
+Registrations are create-only and a revocation is a signed version
+(``custody.state.egress``), so neither can be undone by rewriting a file.
+
+The channel is checked when it is registered, as delivery checks it again
+(``activities.egress.reach``): never Custody's own bucket or folders
+(``RECIPIENT_BUCKET_RESERVED``), never a private, link-local, CGNAT or other
+non-public address, nor loopback or plain HTTP in production
+(``RECIPIENT_ADDRESS_REFUSED``). An S3 recipient writes with credentials of
+its own, named by ``REF`` (``env:NAME`` or ``file:/PATH``: never the secret
+itself; ``activities.egress.s3_access``); without one it is refused
+(``RECIPIENT_CREDENTIALS_MISSING``) except in development against a local endpoint.
 """
 
 from __future__ import annotations
@@ -39,6 +47,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     channel.add_argument("--outbox", metavar="DIR", help="a local directory (development)")
     channel.add_argument("--s3", metavar="URL", help="s3://bucket/prefix")
     channel.add_argument("--https", metavar="URL", help="an HTTPS endpoint")
+    add.add_argument(
+        "--s3-credentials",
+        metavar="REF",
+        default=None,
+        help="with --s3: the recipient's own keys or role, env:NAME or file:/PATH",
+    )
     add.set_defaults(handler=_add)
     ls = actions.add_parser("ls", parents=[common], help="registered recipients")
     ls.set_defaults(handler=_ls)
@@ -56,11 +70,10 @@ def _channel(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def _add(args: argparse.Namespace, settings: Settings) -> int:
-    from activities.egress.channels import RecipientChannel
-
     kind, target = _channel(args)
+    if args.s3_credentials is not None and kind != "s3":
+        return fail(args.json, Code.USAGE, "--s3-credentials goes with --s3", Exit.USAGE)
     try:
-        RecipientChannel.of(kind, target)
         recipient = eg.Recipient(
             name=eg.check_name(args.name, "recipient name"),
             tenant=args.tenant,
@@ -68,11 +81,15 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
             target=target,
             created_at=datetime.now(UTC),
             created_by=operator(),
+            credentials=args.s3_credentials,
         )
+        _reachable(recipient, settings)
     except DeliveryFailed as err:
         return fail(args.json, Code.CHANNEL_INVALID, err.detail, Exit.USAGE)
+    except EgressRefused as err:
+        return fail(args.json, err.code, err.detail, Exit.REJECTED)
     except ValueError as err:
-        return fail(args.json, Code.USAGE, str(err).splitlines()[0], Exit.USAGE)
+        return fail(args.json, Code.USAGE, _first_error(err), Exit.USAGE)
     store = open_store(settings)
     created = add_recipient(store, recipient)
     if not created:
@@ -84,6 +101,26 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     row = recipient.model_dump(mode="json") | {"created": created}
     emit(args, row, f"recipient {recipient.name}: {kind} {target}")
     return Exit.OK
+
+
+def _reachable(recipient: eg.Recipient, settings: Settings) -> None:
+    """The channel's form, then whether this deployment may reach it (its name resolved)."""
+    from activities.egress.channels import RecipientChannel
+    from activities.egress.reach import Reach
+    from activities.egress.s3_access import required
+
+    spec = RecipientChannel.of(recipient.kind.value, recipient.target)
+    Reach.of(settings).check(spec, resolve_names=True)
+    if recipient.kind is eg.ChannelKind.S3:
+        required(recipient.credentials, settings)
+
+
+def _first_error(err: ValueError) -> str:
+    """A validation error's own message, without pydantic's echo of the input."""
+    errors = getattr(err, "errors", None)
+    if callable(errors):
+        return str(errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(err).splitlines()[0]
 
 
 def _ls(args: argparse.Namespace, settings: Settings) -> int:

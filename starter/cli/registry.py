@@ -73,6 +73,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "egress": ("starter.cli.egress", "what left Custody: events, receipts, found files"),
     "redact": ("starter.cli.redact", "a published document's redacted view, checked and signed"),
     "ui": ("starter.cli.ui", "Temporal UI links: quarantined, rejected, by tenant or code, oldest"),
+    "witness": ("starter.cli.witness", "an independent witness of the audit ledger (serve, key)"),
 }
 
 Handler = Callable[[argparse.Namespace, Settings], int]

@@ -52,8 +52,20 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--reject", choices=reject_codes(), metavar="CODE", help=", ".join(reject_codes())
     )
-    r.add_argument("--field", action="append", default=[], metavar="NAME=VALUE")
-    r.add_argument("--line", action="append", default=[], metavar="PAGE:LINE=TEXT")
+    r.add_argument(
+        "--field",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a field's corrected value (repeatable)",
+    )
+    r.add_argument(
+        "--line",
+        action="append",
+        default=[],
+        metavar="PAGE:LINE=TEXT",
+        help="a line's corrected text, pages and lines from 1 (repeatable)",
+    )
     r.add_argument("--note", default=None, help="sealed beside the decision")
     r.set_defaults(handler=with_client(_resolve))
 

@@ -35,16 +35,19 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     keys = verbs.add_parser("keys", help="a tenant's API keys and their scopes")
     kv = keys.add_subparsers(dest="keys_verb", required=True)
     ka = kv.add_parser("add", parents=[common], help="mint a key; prints it once")
-    ka.add_argument("tenant_name", metavar="TENANT")
+    ka.add_argument("tenant_name", metavar="TENANT", help=_TENANT)
     _scopes(ka, "what the key may do (repeatable; required)", required=True)
     ka.set_defaults(handler=_key_add)
     kl = kv.add_parser("ls", parents=[common], help="the tenant's keys (never the secrets)")
-    kl.add_argument("tenant_name", metavar="TENANT")
+    kl.add_argument("tenant_name", metavar="TENANT", help=_TENANT)
     kl.set_defaults(handler=_key_ls)
     kr = kv.add_parser("revoke", parents=[common], help="revoke one key; the others stay")
-    kr.add_argument("tenant_name", metavar="TENANT")
-    kr.add_argument("key_id", metavar="KEY_ID")
+    kr.add_argument("tenant_name", metavar="TENANT", help=_TENANT)
+    kr.add_argument("key_id", metavar="KEY_ID", help="the key's id, as keys ls shows it")
     kr.set_defaults(handler=_key_revoke)
+
+
+_TENANT = "the tenant whose keys these are"
 
 
 def _scopes(parser: argparse.ArgumentParser, text: str, *, required: bool = False) -> None:

@@ -28,7 +28,11 @@ RELEASE_ID = "^[0-9a-f]{32}$"
 # no NO-BREAK SPACE (U+00A0) or SOFT HYPHEN (U+00AD).
 PRINTABLE = "^[\\x20-\\x7e\\xa1-\\xac\\xae-\\xff]{1,255}$"
 _HEADERS = {
-    "Idempotency-Key": "same key and body replays the first answer; 1-255 printable characters",
+    "Idempotency-Key": "the upload's idempotency key (draft-ietf-httpapi-idempotency-key-header): "
+    "a UUID is recommended (e.g. 8e03978e-40d5-43e8-bc93-6894a57f9324, as the draft's "
+    "examples); any 1-255 printable characters are accepted and kept as sent. The same key "
+    "with the same body replays the first answer; with another body it is 422 "
+    "IDEMPOTENCY_KEY_REUSED, for that tenant, for as long as the key is remembered",
     "Custody-Source-Id": "the sending system, an identifier (never free text)",
     "Custody-Page-Count": "pages the sender expects; past the page limit is 413 PAGE_LIMIT",
     "Custody-Priority": "'high' (any case) uses the reserved lane, for tenants allowed to",
@@ -36,6 +40,7 @@ _HEADERS = {
     "type (form, receipt, referral) or one the tenant's fields policy configures (discharge "
     "is shipped configured); a name the tenant does not know is 422 UNKNOWN_TYPE",
 }
+_UUID_EXAMPLE = "8e03978e-40d5-43e8-bc93-6894a57f9324"
 UPLOAD_TYPES = ("application/pdf", "image/png", "image/jpeg", "image/tiff")
 
 
@@ -84,7 +89,10 @@ def _upload(limits: PolicyLimits) -> dict[str, Any]:
         "security": [{"apiKey": []}],
         "x-custody-scope": "upload",
         "parameters": [
-            _header("Idempotency-Key", {"type": "string", "pattern": PRINTABLE}),
+            _header(
+                "Idempotency-Key",
+                {"type": "string", "pattern": PRINTABLE, "example": _UUID_EXAMPLE},
+            ),
             _header("Custody-Source-Id", {"type": "string", "pattern": SOURCE_ID}),
             _header(
                 "Custody-Page-Count", {"type": "integer", "minimum": 1, "maximum": limits.max_pages}
@@ -192,7 +200,13 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
                     "400": _error("malformed body (BAD_REQUEST) or document hash (BAD_SHA256)"),
                     **_AUTH,
                     "404": _error("no such recipient or policy (RECIPIENT_UNKNOWN, ...)"),
+                    "413": _error("a body past the edge's release request cap (TOO_LARGE)"),
                     "422": _error("refused: RECIPIENT_REVOKED, POLICY_INVALID, ..."),
+                    "429": _error(
+                        "the tenant's release rate (ADMISSION_TENANT_RATE) or running releases "
+                        "(INFLIGHT_RELEASES) reached; retry later",
+                        retry_after=True,
+                    ),
                     **_STORE,
                 },
             }

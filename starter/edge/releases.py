@@ -10,6 +10,8 @@ The tenant is the API key's; the actor recorded in the egress event is the
 key's id, never the key. The same request again joins the same release (its
 id derives from tenant, recipient, policy hash and documents), so a client
 may retry a POST freely. Another tenant's release is a 404 like a missing one.
+A POST passes the release gate first (``starter.edge.release_gate``: a bounded
+body, each tenant's rate and running releases).
 """
 
 from __future__ import annotations
@@ -32,11 +34,12 @@ from custody.stores import ObjectMissing
 from starter.client.connect import CustodyClient
 from starter.client.release import release
 from starter.edge import tenants
+from starter.edge.release_gate import ReleaseGate
 
 MAX_DOCUMENTS = 100
 _NOT_FOUND = {Code.RECIPIENT_UNKNOWN, Code.POLICY_UNKNOWN}
 Authenticate = Callable[[Request], tenants.Tenant]
-Refusal = Callable[[int, Code, str], JSONResponse]
+Refusal = Callable[..., JSONResponse]  # (status, code, message[, retry_after])
 
 
 class Releases:
@@ -44,11 +47,13 @@ class Releases:
 
     def __init__(self, client: CustodyClient, authenticate: Authenticate, error: Refusal) -> None:
         self.client, self._authenticate, self._error = client, authenticate, error
+        self.gate = ReleaseGate(client)
 
     async def start(self, request: Request) -> Response:
         try:
             tenant = self._authenticate(request)
-            docs, recipient, policy = _body(await _json(request))
+            docs, recipient, policy = _body(await self.gate.body(request))
+            await self.gate.admit(tenant.name)
             started = await release(
                 self.client,
                 docs,
@@ -57,8 +62,9 @@ class Releases:
                 tenant=tenant.name,
                 actor=tenant.key_id,
             )
+            self.gate.started(tenant.name)
         except UploadError as err:
-            return self._error(err.status, err.code, err.message)
+            return self._error(err.status, err.code, err.message, err.retry_after)
         except CustodyError as err:
             if err.code is Code.CORRUPT:  # ids.check_sha256 on a document
                 return self._error(400, Code.BAD_SHA256, err.detail)
@@ -161,13 +167,6 @@ def _running(inp: eg.ReleaseInput) -> eg.ReleaseResult:
         documents=sorted(inp.documents),
         workflow_id=eg.release_workflow_id(inp.release_id),
     )
-
-
-async def _json(request: Request) -> Any:
-    try:
-        return await request.json()
-    except ValueError:
-        raise UploadError(400, Code.BAD_REQUEST, "the body must be JSON") from None
 
 
 def _body(body: Any) -> tuple[list[str], str, str]:

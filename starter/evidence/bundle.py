@@ -1,9 +1,9 @@
 """Evidence for compliance staff: verify, quarantine decisions, search (bundles: export.py).
 
 Everything here reads the object store, not Temporal, so it works long after
-Temporal has forgotten a run. Operator actions and verifications are appended
-to the audit ledger; free-text reasons are stored as decision objects and only
-their hash enters the ledger.
+Temporal has forgotten a run. Operator actions are appended to the audit
+ledger (verification writes nothing); free-text reasons are stored as
+decision objects and only their hash enters the ledger.
 """
 
 from __future__ import annotations
@@ -36,25 +36,17 @@ class DocumentRef(BaseModel):
     run_id: str
 
 
-def verify_and_record(
+def verify(
     store: ObjectStore,
     sha256: str,
     tenant: str | None,
-    actor: str,
     anchors: TrustAnchors,
     proofs: LogProofs | None = None,
 ) -> Report:
+    """``custody verify``: it reads and writes nothing. A verifier that appended its own
+    events would change the log it checks (and leave events no checkpoint covers)."""
     keys = public_keys(store)
-    report = verify_document(store, keys, sha256, tenant, anchors=anchors, proofs=proofs)
-    failed = ",".join(c.name for c in report.checks if not c.ok)
-    Ledger(store, tenant).append(
-        "verified",
-        sha256=sha256,
-        code=None if report.ok else "VERIFY_FAILED",
-        actor=actor,
-        detail={"outcome": "PASS" if report.ok else "FAIL", "failed": failed or None},
-    )
-    return report
+    return verify_document(store, keys, sha256, tenant, anchors=anchors, proofs=proofs)
 
 
 def _prefix(kind: str, tenant: str | None, all_tenants: bool) -> str:

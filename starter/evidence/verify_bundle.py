@@ -17,16 +17,21 @@ a reason to trust one. This file imports nothing from Custody. It checks:
 3. ``text.checksum``, ``pages.checksum``, ``pdf.checksum``: the record's checksums
    (``searchable`` "original" means source.bin itself is the searchable PDF);
 4. ``ledger.events``: each event in ledger/ hashes to its ``hash``, is this
-   document's, the record's packet event is among them, and a ``published``
-   event names sha256(record.json);
+   document's or one of its releases' (an egress event committing to it by
+   sha256(salt || sha256), with its salt in ledger/proofs.json; the receipt
+   event of such a release), the record's packet event is among them, and a
+   ``published`` event names sha256(record.json);
 5. ``ledger.checkpoint``: ledger/checkpoint.note is a C2SP signed note of this
    tenant's log, signed by a pinned key;
 6. ``ledger.inclusion``: each event file is leaf seq-1 of that tree, by the RFC
    9162 inclusion proof in ledger/proofs.json: the events are in the signed log,
    with no other document's events needed;
-7. ``receipt.canonical:<id>``, ``receipt.signature:<id>``, ``receipt.sources:<id>``:
-   each release receipt is canonical, signed as stored by a pinned key (as the
-   record is), and names this document.
+7. ``receipt.canonical:<id>``, ``receipt.signature:<id>``, ``receipt.sources:<id>``,
+   ``receipt.logged:<id>``: each release receipt is canonical, signed as stored
+   by a pinned key (as the record is), names this document, and its egress and
+   receipt events are among the proven ones.
+
+What the bundle leaves out (ledger/proofs.json ``left_out``) is printed, with why.
 
 Exit status 0 when every check passes, 1 otherwise.
 """
@@ -161,6 +166,7 @@ def signed_by(raw: bytes, keys: dict, field: str) -> bool:  # type: ignore[type-
 
 def check_receipts(folder: Path, sha256: str, keys: dict) -> dict[str, bool]:  # type: ignore[type-arg]
     checks = {}
+    events = [json.loads(p.read_bytes()) for p in (folder / "ledger").glob("[0-9]*.json")]
     for path in sorted((folder / "receipts").glob("*.json")):
         rid = path.stem
         raw = path.read_bytes()
@@ -168,11 +174,28 @@ def check_receipts(folder: Path, sha256: str, keys: dict) -> dict[str, bool]:  #
             receipt = json.loads(raw)["receipt"]
             names = receipt["release_id"] == rid and sha256 in receipt["sources"]
         except (ValueError, KeyError, TypeError):
-            names = False
+            receipt, names = {}, False
         checks[f"receipt.canonical:{rid}"] = is_canonical(raw)
         checks[f"receipt.signature:{rid}"] = signed_by(raw, keys, "receipt")
         checks[f"receipt.sources:{rid}"] = bool(names)
+        checks[f"receipt.logged:{rid}"] = logged(receipt, sha(raw), events)
     return checks
+
+
+def logged(receipt: dict, receipt_sha256: str, events: list) -> bool:  # type: ignore[type-arg]
+    """The receipt's egress event and a receipt event naming its bytes are in the bundle
+    (whose events ledger.inclusion proves in the signed log)."""
+    egress = any(
+        e.get("seq") == receipt.get("egress_event_seq")
+        and e.get("hash") == receipt.get("egress_event_hash")
+        for e in events
+    )
+    named = any(
+        e.get("kind") == "egress.receipt"
+        and e.get("detail", {}).get("receipt_sha256") == receipt_sha256
+        for e in events
+    )
+    return egress and named
 
 
 def leaf(entry: bytes) -> bytes:
@@ -225,14 +248,36 @@ def open_note(signed: bytes, keys: dict[str, Ed25519PublicKey]) -> tuple[str, in
     return None
 
 
+def salted(salt: str, sha256: str) -> str:
+    return sha(f"{salt}{sha256}".encode())
+
+
+def belongs(seq: int, event: dict, doc: str, salts: dict, releases: set) -> bool:  # type: ignore[type-arg]
+    """The document's own event, or one of its releases': an egress event committing to it
+    by its salted hash, or a receipt event of such a release."""
+    if event.get("sha256") == doc:
+        return True
+    detail = event.get("detail") or {}
+    if event.get("kind") == "egress" and str(seq) in salts:
+        return salted(salts[str(seq)], doc) in (detail.get("documents_salted") or [])
+    return event.get("kind") == "egress.receipt" and detail.get("release_id") in releases
+
+
 def check_ledger(folder: Path, record: dict, record_bytes: bytes, keys: dict) -> dict[str, bool]:  # type: ignore[type-arg]
-    """The document's own events, each proven to be in the log a pinned key signed."""
+    """The document's events and its releases', each proven to be in the log a pinned key signed."""
     files = sorted((folder / "ledger").glob("[0-9]*.json"))
     entries = {int(p.stem): p.read_bytes() for p in files}
     events = {seq: json.loads(data) for seq, data in entries.items()}
+    proofs = json.loads((folder / "ledger" / "proofs.json").read_bytes())
+    salts = proofs.get("salts", {})
+    releases = {
+        e["detail"].get("release_id")
+        for e in events.values()
+        if e.get("kind") == "egress" and e.get("detail", {}).get("release_id")
+    }
     ok_events = bool(events) and all(
         e["seq"] == seq
-        and e.get("sha256") == record["sha256"]
+        and belongs(seq, e, record["sha256"], salts, releases)
         and sha(canonical({k: v for k, v in e.items() if k != "hash"})) == e["hash"]
         for seq, e in events.items()
     )
@@ -244,7 +289,6 @@ def check_ledger(folder: Path, record: dict, record_bytes: bytes, keys: dict) ->
     scope = record.get("tenant") or "_"
     note = open_note((folder / "ledger" / "checkpoint.note").read_bytes(), keys)
     ok_note = note is not None and note[0] == f"custody.ledger/{scope}"
-    proofs = json.loads((folder / "ledger" / "proofs.json").read_bytes())
     ok_incl = ok_note and note is not None and proofs["size"] == note[1] and bool(entries)
     for seq, data in entries.items():
         path = [bytes.fromhex(h) for h in proofs["proofs"].get(str(seq), [])]
@@ -287,6 +331,10 @@ def main(argv: list[str]) -> int:
         print(f"{'PASS' if ok else 'FAIL'}  {name}")
     if not keys:
         print("      no pinned key in the bundle: give --trust FPR (the key's SHA-256)")
+    left = json.loads((folder / "ledger" / "proofs.json").read_bytes()).get("left_out", [])
+    for item in left:  # said, never silent: what this bundle does not carry, and why
+        what = f"event {item['seq']}" if "seq" in item else f"receipt {item.get('receipt')}"
+        print(f"      left out: {what}: {item.get('why')}")
     verdict = all(checks.values())
     print("PASS" if verdict else "FAIL")
     return 0 if verdict else 1

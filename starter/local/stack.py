@@ -34,12 +34,15 @@ from temporalio.testing import WorkflowEnvironment
 from custody.converter import data_converter
 from custody.errors import Code, ConfigurationError
 from custody.keys.keyring import ensure_dev_keyring
+from custody.ledger.witness import WITNESS_HOME
 from custody.queues import SEARCH_ATTRIBUTES
 from custody.settings import Settings
 from custody.temporal import connect_temporal
 from starter.local.codec_server import codec_endpoint
+from starter.witness.state import trust_local_log
 
 CODEC = "starter.local.codec_server"
+WITNESS = "starter.witness"
 
 
 #: Task-queue priority and per-tenant fairness (workflows.document); one partition
@@ -114,9 +117,17 @@ class Stack:
         return [
             Service("temporal", rest + temporal, "start-dev"),
             Service("codec-server", [*rest, py, "-m", CODEC], CODEC),
+            # The ledger's witness: its key and state outside the object store (custody up).
+            Service("witness", [*rest, py, "-m", WITNESS, *self._witness_args()], WITNESS),
             Service("worker-io", [*rest, py, "-m", "workers.io"], "workers.io"),
             Service("worker-ocr", [py, "-m", "workers.ocr"], "workers.ocr"),
         ]
+
+    def witness_port(self) -> int:
+        return self.settings.witness_port or self.settings.temporal_ui_port + 2
+
+    def _witness_args(self) -> list[str]:
+        return ["--dir", str(self.home / WITNESS_HOME), "--port", str(self.witness_port())]
 
     def _off_engine_cores(self) -> list[str]:
         plan = self.settings.cpu_plan()
@@ -138,6 +149,7 @@ class Stack:
             (self.home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
         # Development keys on first start; in production, missing keys stop us here.
         ensure_dev_keyring(self.settings)
+        trust_local_log(self.settings, self.home / WITNESS_HOME)
         started: list[str] = []
         for service in self.services():
             if self.pid(service) is None:
@@ -145,6 +157,8 @@ class Stack:
                 started.append(service.name)
             if service.name == "temporal":
                 _wait_for_port(*split_address(self.settings.temporal_address), timeout_s)
+            if service.name == "witness":  # the workers read its endpoint on start
+                _wait_for_port("127.0.0.1", self.witness_port(), timeout_s)
         asyncio.run(self._wait_for_workers(timeout_s))
         return started
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from custody import field_index
@@ -52,3 +53,34 @@ def test_field_index_absent_without_keyring(tmp_path: Path) -> None:
     store = LocalStore(tmp_path / "objects")
     assert field_index.write(store, None, SHA, _read("P-00421")) == 0
     assert field_index.find(store, None, "participant_id", "P-00421") == []
+
+
+def test_field_index_verification_names_a_missing_or_altered_entry(tmp_path: Path) -> None:
+    """``custody verify``'s ``fields.index``: each surely read field's entry present and as
+    written; deleting or flipping one byte of it (blinding a search) FAILs, by field name."""
+    from custody.models import ResultRecord
+    from starter.evidence.verify.objects import field_index_check
+
+    store = _sealed(tmp_path)
+    fields = _read("P-00421").model_dump_json().encode()
+    store.create("results/clinic-a/fields.json", fields)
+    record = ResultRecord.model_construct(
+        sha256=SHA,
+        tenant="clinic-a",
+        fields_key="results/clinic-a/fields.json",
+        fields_sha256=hashlib.sha256(fields).hexdigest(),
+    )
+    before = field_index_check(store, record)
+    assert before is not None and before.detail == "participant_id missing"  # not yet indexed
+    field_index.write(store, "clinic-a", SHA, _read("P-00421"))
+    intact = field_index_check(store, record)
+    assert intact is not None and intact.ok and intact.detail == "1 entries"
+    (entry,) = (tmp_path / "objects" / "field-index" / "clinic-a").rglob(SHA)
+    entry.write_bytes(entry.read_bytes()[:-1] + bytes([entry.read_bytes()[-1] ^ 1]))
+    altered = field_index_check(store, record)
+    assert altered is not None and not altered.ok and altered.detail == "participant_id altered"
+    entry.unlink()
+    missing = field_index_check(store, record)
+    assert missing is not None and missing.detail == "participant_id missing"
+    plain = ResultRecord.model_construct(sha256=SHA, tenant="clinic-a", fields_key=None)
+    assert field_index_check(store, plain) is None

@@ -79,6 +79,17 @@ def test_refs_bad_missing_or_unknown_signature_refused(ring: Keyring) -> None:
             refs.check(key, "clinic-a", SHA, bad)
 
 
+@pytest.mark.parametrize("mac", ["é" * 64, "\ud800" * 64, "0" * 63 + "ß", ""])
+def test_refs_non_ascii_signature_is_refused_not_a_fault(ring: Keyring, mac: str) -> None:
+    """A MAC with non-ASCII characters (or a lone surrogate) is REF_INVALID, never the
+    TypeError ``compare_digest`` raises on such a str, which would be retried."""
+    refs = RefKeys(ring)
+    key = ids.intake_key(SHA, "clinic-a")
+    kid = max(ring.payload)
+    with pytest.raises(RefInvalid, match="REF_INVALID"):
+        refs.check(key, "clinic-a", SHA, f"{kid}.{mac}")
+
+
 def test_refs_old_signatures_survive_rotation(ring: Keyring, tmp_path: Path) -> None:
     """A reference signed before ``custody keys rotate`` still verifies after it."""
     key = ids.source_key(SHA, None)

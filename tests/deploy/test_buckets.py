@@ -25,7 +25,7 @@ from tests.deploy.conftest import DEPLOY
 S3 = DEPLOY / "s3"
 #: Prefixes the code deletes from on purpose (staging, publish, the manual lane,
 #: the ledger's lost-race index markers): a delete there must stay allowed.
-DELETED_BY_CODE = ("intake/t/abc", "work/t/abc/page-1", "manual/t/abc.bin", "ledger/t/by-doc/abc/1")
+DELETED_BY_CODE = ("intake/t/abc", "work/t/abc/page-1", "manual/t/abc.bin")
 
 
 def _json(name: str) -> Any:
@@ -78,7 +78,7 @@ def test_buckets_policy_denies_deleting_evidence_and_nothing_the_code_deletes() 
     """Every evidence prefix is covered by the deny; scratch the code removes is not."""
     denied = _denied_deletes(_json("evidence/policy.json"), "custody-evidence")
     for prefix in EVIDENCE_PREFIXES:
-        probe = f"{prefix}t/abc/x" if prefix != "ledger/" else "ledger/t/events/000000000001.json"
+        probe = f"{prefix}t/abc/x" if prefix != "ledger/" else "ledger/t/tile/entries/000"
         assert any(fnmatch.fnmatchcase(probe, p) for p in denied), prefix
     for key in DELETED_BY_CODE:
         assert not any(fnmatch.fnmatchcase(key, p) for p in denied), key
@@ -104,7 +104,8 @@ def test_buckets_only_the_retention_role_deletes_evidence_and_never_the_log(
     for key in _retention_deletes(tmp_path, doc):
         if not key.startswith(("intake/", "work/", "manual/")):
             assert any(fnmatch.fnmatchcase(key, p) for p in exempted), key
-    for key in ("ledger/t/events/000000000001.json", f"retention/t/{doc}/deletion.json"):
+    ledger = ("ledger/t/events/000000000001.json", "ledger/t/tile/0/x001/002", "ledger/t/batch/1")
+    for key in (*ledger, f"retention/t/{doc}/deletion.json"):
         assert any(fnmatch.fnmatchcase(key, p) for p in never), key
         assert not any(fnmatch.fnmatchcase(key, p) for p in exempted), key
 

@@ -82,6 +82,11 @@ def test_provision_policy_protects_prefixed_keys_and_names_the_account_role(
     )
     events = f"{arn}ledger/t/events/000000000001.json"
     assert any(fnmatch.fnmatchcase(events, r) for r in never["Resource"])
+    bundle = f"{arn}ledger/t/tile/entries/x001/002"  # a full entry bundle: never overwritten
+    overwrites = statements["DenyLedgerOverwrites"]
+    assert any(fnmatch.fnmatchcase(bundle, r) for r in never["Resource"])
+    assert any(fnmatch.fnmatchcase(bundle, r) for r in overwrites["Resource"])
+    assert overwrites["Condition"] == {"Null": {"s3:if-none-match": "true"}}
     assert statements["DenyVersionDeletes"]["Resource"] == [f"arn:aws:s3:::{BUCKET}/*"]
 
 

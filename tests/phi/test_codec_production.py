@@ -13,6 +13,8 @@ from custody.errors import Code, SealInvalid
 from custody.keys import keyring as keys
 from custody.settings import Settings
 from custody.temporal import connect_temporal
+from tests.starter.test_temporal_tls import _settings as tls_settings
+from tests.starter.test_temporal_tls import pki, tls_proxy  # noqa: F401  (fixtures)
 
 
 async def test_codec_production_refuses_plaintext_payload(tmp_path: Path) -> None:
@@ -35,9 +37,16 @@ async def test_codec_development_still_reads_plaintext(tmp_path: Path) -> None:
 
 
 async def test_codec_production_client_refuses_plaintext_memo(
-    tmp_path: Path, temporal_client: Client, temporal_address: str
+    tmp_path: Path,
+    temporal_client: Client,
+    temporal_address: str,
+    pki: Path,  # noqa: F811  (the fixtures imported above)
+    tls_proxy: str,  # noqa: F811
 ) -> None:
-    """A production client from connect_temporal will not decode a plaintext input."""
+    """A production client from connect_temporal will not decode a plaintext input.
+
+    Production dials Temporal over TLS only: through the test's mTLS listener.
+    """
     keys.init_keyring(tmp_path / "keys", development=False)
     # A keyless client writes an unsealed memo, as anyone with access to the frontend could.
     handle = await temporal_client.start_workflow(
@@ -48,7 +57,11 @@ async def test_codec_production_client_refuses_plaintext_memo(
     )
     try:
         for env in ("development", "production"):
-            settings = Settings(home=tmp_path, env=env, temporal_address=temporal_address)
+            settings = (
+                tls_settings(pki, tls_proxy).model_copy(update={"home": tmp_path, "env": env})
+                if env == "production"
+                else Settings(home=tmp_path, env=env, temporal_address=temporal_address)
+            )
             client = await connect_temporal(settings)
             desc = await client.get_workflow_handle(handle.id).describe()
             if env == "production":

@@ -57,8 +57,6 @@ from tests.phi.test_sealed_pipeline import (
     _workers,
 )
 
-pytestmark = pytest.mark.slow
-
 DOCUMENTS = SUBSET[:2]  # a TIFF and a receipt: names, an address, amounts
 RECIPIENT = "clinic-b"
 

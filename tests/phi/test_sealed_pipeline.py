@@ -58,8 +58,6 @@ from tests.helpers import make_settings, spawn_worker
 from workers.versioning import WORKFLOWS
 from workflows.document import DocumentWorkflow
 
-pytestmark = pytest.mark.slow
-
 SUBSET = (
     "tess_phototest.tif",
     "sroie_041.jpg",

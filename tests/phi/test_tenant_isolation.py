@@ -36,8 +36,6 @@ from starter.edge import tenants
 from starter.edge.app import create_app
 from tests.helpers import custody_cli, make_settings, running_pipeline
 
-pytestmark = pytest.mark.slow
-
 
 @dataclass
 class World:

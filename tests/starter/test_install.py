@@ -32,8 +32,6 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("custody", "workflows", "activities", "workers", "starter")
 TEST_ONLY = ("pytest", "hypothesis", "moto", "mypy", "ruff")

@@ -21,6 +21,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pydantic import SecretStr, ValidationError
 from temporalio.api.workflowservice.v1 import GetSystemInfoRequest
 
+from custody.errors import ConfigurationError
+from custody.keys.keyring import init_keyring
 from custody.settings import Settings
 from custody.temporal import connect_temporal, tls_config
 
@@ -164,3 +166,20 @@ async def test_tls_wrong_server_name_is_refused(pki: Path, tls_proxy: str) -> No
     )
     with pytest.raises(RuntimeError, match="InvalidCertificate"):
         await asyncio.wait_for(connect_temporal(settings), 60)
+
+
+async def test_tls_production_refuses_plaintext_to_temporal(tmp_path: Path) -> None:
+    """Production with no TLS setting and no API key: refused before any dial."""
+    settings = Settings(home=tmp_path, env="production", temporal_address="127.0.0.1:1")
+    with pytest.raises(ConfigurationError) as info:
+        await connect_temporal(settings)
+    assert info.value.code == "CONFIGURATION" and "plaintext" in info.value.detail
+
+
+async def test_tls_production_connects_over_mtls(pki: Path, tls_proxy: str) -> None:
+    """Production with the TLS settings reaches Temporal through the mTLS listener."""
+    init_keyring(pki / "keys", development=False)  # production's codec needs its keys
+    settings = _settings(pki, tls_proxy).model_copy(update={"env": "production"})
+    client = await connect_temporal(settings)
+    info = await client.workflow_service.get_system_info(GetSystemInfoRequest())
+    assert info.capabilities.signal_and_query_header

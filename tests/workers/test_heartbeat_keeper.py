@@ -70,3 +70,13 @@ async def test_heartbeat_keeper_absent_the_step_times_out(temporal_client: Clien
     cause = failed.value.cause
     assert isinstance(cause, ActivityError) and isinstance(cause.cause, TimeoutError)
     assert cause.cause.type == TimeoutType.HEARTBEAT
+
+
+async def test_heartbeat_keeper_falls_silent_past_a_steps_deadline(temporal_client: Client) -> None:
+    """Given a 1 s deadline for the step (as delivery gets its push deadline), the keeper
+    stops beating and the 3 s step is abandoned on its heartbeat timeout."""
+    with pytest.raises(WorkflowFailureError) as failed:
+        await _run(temporal_client, [HeartbeatKeeper({"quiet": 1.0})])
+    cause = failed.value.cause
+    assert isinstance(cause, ActivityError) and isinstance(cause.cause, TimeoutError)
+    assert cause.cause.type == TimeoutType.HEARTBEAT

@@ -16,8 +16,6 @@ from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline
 from workers.common import connect
 
-pytestmark = pytest.mark.slow
-
 
 def _free_port() -> int:
     with socket.socket() as s:

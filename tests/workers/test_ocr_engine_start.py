@@ -16,8 +16,6 @@ from custody.settings import Settings
 from custody.state.ocr_config import ConfigRegistry
 from custody.stores.local import LocalStore
 
-pytestmark = pytest.mark.slow
-
 
 def test_default_engine_is_rapidocr_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without settings, the worker runs PP-OCRv6 and picks its device by itself."""

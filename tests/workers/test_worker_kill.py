@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from activities.scratch import StagingArea
 from custody import ids
 from custody.models import DocState, SignedRecord
 from starter.client.submit import submit, wait
 from tests.helpers import Rig, spawn_worker
-
-pytestmark = pytest.mark.slow
 
 
 async def test_worker_killed_mid_ocr_publishes_exactly_once(rig: Rig) -> None:

@@ -1,4 +1,5 @@
-"""The release workflow as the build before ``release-step-models`` ran it.
+"""The release workflow as the build before ``release-step-models`` (and ``release-fairness``)
+ran it.
 
 Same name, same commands; it sends the nested v1 inputs and records no patch
 marker, as the code before the patch did. A module of its own, importing only
@@ -25,3 +26,6 @@ class ReleaseBeforeStepModels(ReleaseWorkflow):
 
     def _step_models(self) -> bool:
         return False
+
+    def _fairness(self) -> bool:
+        return False  # nor did it carry the tenant's fairness key (``release-fairness``)

@@ -34,7 +34,7 @@ from tests.workflows.release_stand_ins import (
 )
 from tests.workflows.stand_ins import Quick
 from tests.workflows.test_replay import replay_and_keep
-from workflows.release import STEP_MODELS_PATCH
+from workflows.release import FAIRNESS_PATCH, STEP_MODELS_PATCH
 
 STORE_DOWN = Quick(Code.STORE_UNAVAILABLE)
 
@@ -72,7 +72,7 @@ async def test_release_delivers_and_hands_each_step_only_what_it_needs(desk: Des
     assert (receipt.event_seq, receipt.event_hash) == (7, "e" * 64)
     assert receipt.policy_sha256 == inp.policy_sha256 and receipt.delivered.attempts == 1
     assert "close" not in script.inputs
-    assert await markers(desk.client, result.workflow_id) == [STEP_MODELS_PATCH]
+    assert await markers(desk.client, result.workflow_id) == [STEP_MODELS_PATCH, FAIRNESS_PATCH]
     assert await desk.search_attributes(result.workflow_id) == ("delivered", "")
 
 

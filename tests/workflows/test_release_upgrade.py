@@ -15,6 +15,7 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer, Worker
 
@@ -23,6 +24,7 @@ from custody import release_steps_v1 as v1
 from custody.converter import data_converter
 from custody.errors import Code
 from custody.keys import keyring as keys
+from custody.queues import fairness_key
 from tests.workflows.release_before_patch import ReleaseBeforeStepModels
 from tests.workflows.release_stand_ins import (
     Desk,
@@ -35,7 +37,7 @@ from tests.workflows.release_stand_ins import (
 from tests.workflows.stand_ins import scheduled, scheduled_options
 from tests.workflows.test_replay import HISTORIES
 from workflows import retries as r
-from workflows.release import STEP_MODELS_PATCH, ReleaseWorkflow
+from workflows.release import FAIRNESS_PATCH, STEP_MODELS_PATCH, ReleaseWorkflow
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +104,7 @@ async def test_release_patch_marker_needs_no_codec_in_production(
         handle = await start_release(client, stand_ins, queue, Script())
         result = await handle.result()
     assert result.state is eg.ReleaseState.DELIVERED
-    assert await markers(client, handle.id) == [STEP_MODELS_PATCH]
+    assert await markers(client, handle.id) == [STEP_MODELS_PATCH, FAIRNESS_PATCH]
     history = await handle.fetch_history()
     replayed = await Replayer(workflows=workflows, data_converter=sealed).replay_workflow(history)
     assert replayed.replay_failure is None
@@ -152,3 +154,15 @@ async def test_release_started_before_the_step_models_finishes_on_them(
     assert isinstance(script.inputs["deliver"], v1.Recorded)  # sent by the old build
     assert isinstance(script.inputs["receipt"], v1.ReceiptInput)  # by the new, still v1
     assert await markers(temporal_client, handle.id) == []
+
+
+async def test_release_steps_carry_the_tenants_fairness_key(desk: Desk) -> None:
+    """Every step is scheduled under the release's tenant as its fairness key (and the
+    release's priority), as a document's steps are: one tenant's renders queue behind its own."""
+    result = await desk.run(Script())
+    handle = desk.client.get_workflow_handle(result.workflow_id)
+    keys = []
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            keys.append(event.activity_task_scheduled_event_attributes.priority.fairness_key)
+    assert len(keys) >= 5 and set(keys) == {fairness_key(result.tenant)}

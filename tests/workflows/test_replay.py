@@ -102,7 +102,9 @@ async def test_replay_fresh_histories_of_every_terminal_state(
             sub = await submit(custody, data, tenant=tenant)
             res = await wait(custody, sub.sha256, tenant=tenant)
             assert res.state is expected
-            history = await temporal_client.get_workflow_handle(sub.workflow_id).fetch_history()
+            # The document run itself, not the outcome run it may continue as.
+            run = temporal_client.get_workflow_handle(sub.workflow_id, run_id=res.run_id)
+            history = await run.fetch_history()
         replayed = await _replayer().replay_workflow(history)
         assert replayed.replay_failure is None
         started = history.events[0].workflow_execution_started_event_attributes

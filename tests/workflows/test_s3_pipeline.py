@@ -70,6 +70,6 @@ async def test_s3_pipeline_publishes_and_verifies_on_s3(
     for key in (ids.record_key(sub.sha256, tenant), ids.source_key(sub.sha256, tenant)):
         head = store.client.head_object(Bucket=store.bucket, Key=store.prefix + key)
         assert head["ObjectLockMode"] == "COMPLIANCE", key
-    ledger_key = next(iter(store.list(f"ledger/{tenant}/events/")))
+    ledger_key = next(iter(store.list(f"ledger/{tenant}/tile/")))
     head = store.client.head_object(Bucket=store.bucket, Key=store.prefix + ledger_key)
     assert head["ObjectLockMode"] == "COMPLIANCE"

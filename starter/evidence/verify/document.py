@@ -24,6 +24,7 @@ from datetime import datetime
 from custody import ids
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import PublicKeyRecord, Signature
+from custody.ledger.witness import WitnessPolicy
 from custody.models import SignedRecord
 from custody.stores import ObjectStore
 from starter.evidence.trust import TrustAnchors
@@ -33,6 +34,7 @@ from starter.evidence.verify.objects import (
     SignatureCheck,
     content_check,
     content_checks,
+    field_index_check,
     index_check,
     outcome_check,
     packet_checks,
@@ -96,7 +98,7 @@ def verify_document(
         checks = _published_checks(store, keys, anchors, ledger, raw, sha256, events)
     seqs = {e.seq for e in events} | set(ledger.indexed_seqs(sha256)) | _packet_seq(raw)
     trusted = anchors.trusted(keys)
-    checks.append((proofs or LogProofs()).check(ledger, seqs, trusted))
+    checks += (proofs or LogProofs()).checks(ledger, seqs, trusted)
     checks.insert(0, _trust_check(anchors))
     return _report(subject, checks + _versions(store, sha256, tenant, sorted(seqs)), anchors.label)
 
@@ -148,6 +150,8 @@ def _published_checks(
     ]
     outcome = outcome_check(store, sha256, tenant, events)
     checks += [outcome] if outcome else []
+    indexed_fields = field_index_check(store, record)
+    checks += [indexed_fields] if indexed_fields else []
     checks += receipt_checks(store, anchors.trusted(keys), sha256, tenant)
     checks += redaction_checks(ledger, sha256, raw, events, _signature_check(keys, anchors))
     checks += review_checks(ledger, sha256, raw, events, _signature_check(keys, anchors))
@@ -196,6 +200,7 @@ def verify_ledger(
     *,
     anchors: TrustAnchors,
     witness: ObjectStore | None = None,
+    policy: WitnessPolicy | None = None,
 ) -> Report:
     """The tenant's whole log (``verify.audit``), with only trusted keys' checkpoints."""
-    return verify_log(store, tenant, anchors.trusted(keys), witness)
+    return verify_log(store, tenant, anchors.trusted(keys), witness, policy)

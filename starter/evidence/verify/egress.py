@@ -5,8 +5,8 @@ what no longer holds:
 
     receipt.present        the signed receipt exists and parses
     receipt.canonical      its stored bytes are exactly RFC 8785 canonical JSON
-    receipt.signature      its Ed25519 signature verifies with the published keys over
-                           the receipt member's bytes exactly as stored
+    receipt.signature      its Ed25519 signature verifies, with a trusted key valid when
+                           it signed, over the receipt member's bytes exactly as stored
     files.hash             every released file's stored bytes hash to the receipt
     packet.hash            the receipt's packet hash is that of its file list
     egress.event           the egress event sits at the receipt's seq with its hash,
@@ -14,7 +14,9 @@ what no longer holds:
     receipt.event          the ledger's receipt event names this receipt's hash
     egress.before_receipt  the egress event precedes the receipt event
     policy.pinned          the policy pinned by hash is still stored and still hashes
-    ledger.chain           the tenant's whole chain (``ledger_audit.verify_log``)
+    ledger.inclusion       the egress and receipt events are leaves of the newest checkpoint
+                           (cosigned by the witness quorum when one is required)
+    ledger.witness         (with a witness) the log holds what the witnesses last cosigned
 
 Only hashes, names of released files, sequence numbers and codes appear in details.
 """
@@ -25,13 +27,13 @@ from collections.abc import Callable
 
 from custody import egress as eg
 from custody.canonical import is_canonical, signed_member
-from custody.errors import CustodyError
+from custody.errors import Code, CustodyError
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import PublicKeyRecord, verify
 from custody.state.egress import SignedReceipt, pinned_policy, sha256_bytes
 from custody.stores import ObjectMissing, ObjectStore
 from custody.stores.base import StoreError
-from starter.evidence.verify.audit import verify_log
+from starter.evidence.verify.proofs import LogProofs
 from starter.evidence.verify.report import Check, Report
 
 
@@ -51,10 +53,11 @@ def verify_release(
     tenant: str | None,
     rid: str,
     manifest_of: _ManifestReader | None = None,
+    proofs: LogProofs | None = None,
 ) -> Report:
     """Every check of one release; with ``manifest_of`` (the C2PA reader, which this light
     module does not import), also that each signed file still carries the manifest its
-    receipt names."""
+    receipt names. ``keys``: the trusted keys only; ``proofs`` holds the witnesses."""
     subject = eg.release_workflow_id(eg.check_release_id(rid))
     key = eg.receipt_key(tenant, rid)
     try:
@@ -77,11 +80,16 @@ def verify_release(
         _receipt_event_check(receipt_event, rid, sha256_bytes(body)),
         _order_check(egress_event, receipt_event),
         _policy_check(store, tenant, receipt),
-        *verify_log(store, tenant, keys).checks,
+        *(proofs or LogProofs()).checks(ledger, _seqs(receipt, receipt_event), keys),
     ]
     if manifest_of is not None:
         checks.append(_manifest_check(store, receipt, manifest_of))
     return _report(subject, checks)
+
+
+def _seqs(receipt: eg.Receipt, receipt_event: Event | None) -> set[int]:
+    """The release's events: its egress event, and its receipt event when found."""
+    return {receipt.egress_event_seq} | ({receipt_event.seq} if receipt_event else set())
 
 
 def stored_receipt_checks(
@@ -95,6 +103,9 @@ def stored_receipt_checks(
     """
     body = signed_member(raw, "receipt")
     why = body if isinstance(body, str) else verify(body, signed.signature, keys)
+    record = keys.get(signed.signature.kid)
+    if why is None and record is not None and not record.valid_at(signed.receipt.signed_at):
+        why = f"{Code.KEY_OUTSIDE_VALIDITY}: key {record.kid} was not valid when it signed"
     return [
         Check(
             name="receipt.canonical",

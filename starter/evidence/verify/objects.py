@@ -7,6 +7,9 @@
     packet.subject     the packet is this document's (hash, tenant, size, type)
     outcome.hash       each rejection/quarantine outcome hashes to its ledger event
     index.entries      every by-document index entry opens, is empty and names an event
+    fields.index       every field read surely has its keyed field-index entry
+                       (custody.field_index), present and opening to what publish wrote, so
+                       a compliance search by that field still finds the document
     source.hash, text.checksum, pages.checksum, pdf.checksum
                        the content objects hash to what the signed record says
 
@@ -21,9 +24,10 @@ import hashlib
 from collections.abc import Callable
 from datetime import datetime
 
-from custody import ids
+from custody import field_index, ids
 from custody.canonical import is_canonical, signed_member
 from custody.errors import StoreError
+from custody.fields import Extraction
 from custody.ledger.events import Event, Ledger, prefix
 from custody.ledger.signing import Signature
 from custody.models import EvidencePacket, OutcomeRecord, ResultRecord, SignedRecord
@@ -170,3 +174,29 @@ def content_checks(store: ObjectStore, record: ResultRecord) -> list[Check]:
             content_check(store, "fields.checksum", record.fields_key, record.fields_sha256)
         )
     return checks
+
+
+def field_index_check(store: ObjectStore, record: ResultRecord) -> Check | None:
+    """The document's keyed field-index entries, from its signed fields (None: nothing indexed)."""
+    if not record.fields_key or not record.fields_sha256:
+        return None
+    raw = read(store, record.fields_key)
+    if isinstance(raw, str) or sha(raw) != record.fields_sha256:
+        return None  # fields.checksum fails it; the index cannot be derived from altered fields
+    try:
+        extraction = Extraction.model_validate_json(raw)
+    except ValueError:
+        return failed("fields.index", "fields unreadable")
+    wanted = field_index.expected(store, record.tenant, record.sha256, extraction)
+    if wanted is None:
+        return None  # no keyring: no index is written (plain development mode)
+    problems = [f"{name} {why}" for name, keys in wanted.items() if (why := _entry(store, keys))]
+    return checked("fields.index", problems, f"{len(wanted)} entries")
+
+
+def _entry(store: ObjectStore, keys: list[str]) -> str | None:
+    """Why no key of ``keys`` holds an entry as publish writes it (``{}``); None if one does."""
+    present = [key for key in keys if store.exists(key)]
+    if not present:
+        return "missing"
+    return None if any(read(store, key) == b"{}" for key in present) else "altered"

@@ -24,6 +24,10 @@ class Report(BaseModel):
     #: ``--trust``) or ``local-keyring`` (the development default); None where no
     #: signature is checked.
     trust: str | None = None
+    #: An incremental ``audit verify`` (``--state-file``): the tree size it proved the
+    #: log grew from, and to; None for everything else.
+    from_size: int | None = None
+    to_size: int | None = None
 
 
 def report(subject: str, checks: list[Check], trust: str | None = None) -> Report:

@@ -18,7 +18,9 @@ from typing import Any
 
 from custody import ids
 from custody.ledger.events import event_key
+from custody.ledger.events import prefix as log_prefix
 from custody.ledger.signing import PUBLIC_PREFIX
+from custody.ledger.tiles import WIDTH, bundle_key
 from custody.stores import ObjectStore
 from starter.evidence.verify.report import Check, checked
 
@@ -45,6 +47,8 @@ def _document_prefixes(sha256: str, tenant: str | None, seqs: list[int]) -> list
         ids.outcome_prefix(sha256, tenant),
         f"ledger/{scope}/by-doc/{sha256}/",
         *(event_key(tenant, seq) for seq in seqs),
+        # The full entry bundles holding its events (right-edge partials are superseded).
+        *sorted({bundle_key(log_prefix(tenant), (seq - 1) // WIDTH) for seq in seqs}),
         PUBLIC_PREFIX,
     ]
 
@@ -59,6 +63,24 @@ def versions_check(
     for prefix in _document_prefixes(sha256, tenant, seqs):
         problems += _history_problems(s3, prefix)
     return checked("store.versions", problems, "one version of each object")
+
+
+#: What of a tenant's log must never change: full tiles and bundles, batches, index entries,
+#: events from before tiles (the checkpoint, the size hint and partial tiles do, by design).
+_LEDGER_PARTS = ("tile/", "batch/", "by-doc/", "events/")
+
+
+def ledger_versions_check(store: ObjectStore, tenant: str | None) -> Check | None:
+    """``ledger.versions``: on a versioned bucket, nothing of the log that is created once
+    has a second version (overwritten) or hides behind a delete marker; None elsewhere."""
+    s3 = _s3(store)
+    if s3 is None or not _versioned(s3):
+        return None
+    problems: list[str] = []
+    for part in _LEDGER_PARTS:
+        found = _history_problems(s3, f"{log_prefix(tenant)}{part}")
+        problems += [p for p in found if ".p/" not in p]  # partial tiles: superseded by design
+    return checked("ledger.versions", problems, "one version of each object")
 
 
 def _versioned(s3: Any) -> bool:
@@ -78,6 +100,9 @@ def _history_problems(s3: Any, prefix: str) -> list[str]:
         for m in page.get("DeleteMarkers", []):
             if m.get("IsLatest"):
                 hidden.add(str(m["Key"])[len(s3.prefix) :])
+    if "/tile/" in prefix:  # a bundle's key, exactly: its partials are replaced by design
+        versions = Counter({k: n for k, n in versions.items() if k == prefix})
+        hidden &= {prefix}
     problems = [f"{key} deleted (hidden by a delete marker)" for key in sorted(hidden)]
     problems += [
         f"{key} has {n} versions (superseded)"

@@ -23,8 +23,6 @@ from activities.pages.raster import iter_pages
 from custody.models import PageText, Word
 from starter.bench.textmetrics import cer, word_f1
 
-pytestmark = pytest.mark.slow
-
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
     or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"

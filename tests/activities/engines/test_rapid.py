@@ -31,8 +31,6 @@ from custody.state.ocr_config import ConfigRegistry
 from custody.stores.local import LocalStore
 from starter.bench.textmetrics import word_f1
 
-pytestmark = pytest.mark.slow
-
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
     or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"

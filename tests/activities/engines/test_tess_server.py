@@ -26,8 +26,6 @@ from activities.pages.raster import GrayPage, iter_pages
 from custody.cpus import CpuPlan
 from custody.settings import Settings
 
-pytestmark = pytest.mark.slow
-
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
     or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"

@@ -26,8 +26,6 @@ from custody.models import PageText
 from custody.settings import Settings
 from starter.bench.textmetrics import word_f1
 
-pytestmark = pytest.mark.slow
-
 CORPUS = Path(
     os.environ.get("CUSTODY_CORPUS")
     or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"

@@ -25,8 +25,10 @@ from pathlib import Path
 import pytest
 
 import activities.inspect.untrusted as untrusted
-from activities.inspect import landlock
+from activities.inspect import landlock, lockdown
 from activities.inspect.inspection import ChildOrder
+from activities.inspect.layers import check_sandbox
+from custody.errors import Code, ConfigurationError
 from custody.settings import Limits
 
 PAGE = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "ocr_gt" / "tess_phototest.tif"
@@ -218,3 +220,83 @@ def test_boundary_threaded_child_may_thread_but_never_fork(tmp_path: Path) -> No
     assert found["thread"] == ("ok" if "no_seccomp" not in degraded else "RuntimeError")
     if ROOT:
         assert found[f"open {key}"] != "ok"
+
+
+# --- signals, and production's refusal of a missing layer ---------------------------
+
+
+@pytest.fixture(scope="module", params=[[], ["root", "landlock"]], ids=["all", "filter-only"])
+def signalled(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, object]:
+    """The probes from a fully locked-down child, and from one the syscall filter alone holds
+    (no Landlock, no root layers: still the zygote's user, as on a kernel before ABI 6)."""
+    return _probe(tmp_path_factory.mktemp("signals"), request.param)
+
+
+def test_boundary_child_cannot_signal_its_parent_or_group(signalled: dict[str, object]) -> None:
+    """kill and tgkill to the zygote, and kill(0) to the group, are refused; itself, not."""
+    for attempt in ("kill parent", "kill group", "tgkill parent"):
+        assert signalled[attempt] in ("PermissionError", "OSError"), attempt
+    assert signalled["kill self"] == "ok"
+
+
+def test_boundary_without_filter_or_landlock_the_signal_probe_gets_through(tmp_path: Path) -> None:
+    """The same probe with every such layer off signals the zygote: the probe can fail."""
+    found = _probe(tmp_path, ["root", "landlock", "seccomp"])
+    assert found["kill parent"] == "ok"
+
+
+@pytest.mark.parametrize(
+    ("degraded", "missing"),
+    [
+        ([], []),
+        (["no_netns", "no_chroot", "no_uid_drop"], []),  # the k8s path: Landlock and filter hold
+        (["no_landlock_scope"], []),  # the filter refuses signals
+        (["no_landlock_net", "no_netns"], []),  # the filter refuses sockets
+        (["no_seccomp"], ["no_seccomp"]),
+        (["no_landlock"], []),  # as root: empty root and nobody keep the files out
+        (["no_landlock", "no_chroot", "no_uid_drop"], ["no_landlock"]),
+        (["no_landlock_scope", "no_seccomp"], ["no_seccomp", "no_landlock_scope"]),
+    ],
+)
+def test_boundary_missing_in_production_names_uncovered_layers(
+    degraded: list[str], missing: list[str]
+) -> None:
+    """Only a layer no other layer makes up for counts as missing in production."""
+    assert lockdown.missing_in_production(degraded) == missing
+
+
+def _production_zygote() -> untrusted._Zygote:
+    return untrusted._Zygote(env={"CUSTODY_INSPECT_PROBE": "1", "CUSTODY_ENV": "production"})
+
+
+def test_boundary_production_child_without_its_filter_decodes_nothing() -> None:
+    """Production, a zygote told to leave the filter off: the child answers SANDBOX_DEGRADED
+    instead of a verdict, and the worker's side raises it as a configuration error."""
+    zygote = _production_zygote()
+    order = ChildOrder.model_validate(
+        {"kind": "inspect", "limits": Limits(), "probe_skip": ["seccomp"]}
+    )
+    try:
+        reply = _ask(zygote, order)
+    finally:
+        zygote._stop()
+    assert reply.get("code") == "SANDBOX_DEGRADED" and "ok" not in reply
+    with pytest.raises(ConfigurationError) as info:
+        untrusted.child_reply(0, json.dumps(reply).encode())
+    assert info.value.code == Code.SANDBOX_DEGRADED
+
+
+def test_boundary_production_worker_start_refuses_a_missing_layer() -> None:
+    """The workers' start-up check: a missing filter is refused in production only;
+    this platform's full sandbox passes it."""
+    zygote = _production_zygote()
+    try:
+        with pytest.raises(ConfigurationError) as info:
+            check_sandbox(True, zygote, skip=("seccomp",))
+        assert check_sandbox(False, zygote, skip=("seccomp",)) == ["no_seccomp"] or not ROOT
+    finally:
+        zygote._stop()
+    assert info.value.code == Code.SANDBOX_DEGRADED
+    assert lockdown.missing_in_production(check_sandbox(True)) == []

@@ -47,7 +47,6 @@ def test_redaction_truth_variants_cover_how_values_are_printed() -> None:
     assert {"PT-0421-A", "pt-0421-a"} <= set(variants("participant_id", " PT-0421-A"))
 
 
-@pytest.mark.slow
 def test_redaction_bench_finds_the_field_a_plan_missed(
     tmp_path: Path, ocr_engine: OcrEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

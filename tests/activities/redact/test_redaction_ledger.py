@@ -9,8 +9,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from activities.redact.plan import normal
 from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.view import SignedView
@@ -21,8 +19,6 @@ from custody.redactions import REDACTION_EVENT, view_key
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
 from tests.activities.redact.conftest import APPROVER, Viewed
-
-pytestmark = pytest.mark.slow
 
 
 def _events(store: ObjectStore, viewed: Viewed) -> list[Event]:

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pypdfium2 as pdfium
-import pytest
 from temporalio.client import Client
 
 from activities.egress.pdfmeta import read_identity
@@ -30,7 +29,6 @@ from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
 from tests.helpers import make_settings, recipient, running_pipeline
 
-pytestmark = pytest.mark.slow
 POLICY = eg.Policy(name="redacted", view="redacted", include=("searchable_pdf", "text"), c2pa=False)
 
 

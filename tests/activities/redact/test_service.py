@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import pytest
 from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
@@ -24,8 +23,6 @@ from custody.redactions import view_key
 from starter.bench.referrals import write_set
 from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline
-
-pytestmark = pytest.mark.slow
 
 
 async def test_redaction_service_signs_a_view_linked_to_the_untouched_record(

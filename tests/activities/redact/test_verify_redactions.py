@@ -22,7 +22,6 @@ from starter.evidence.trust import TrustAnchors
 from starter.evidence.verify.document import verify_document
 from tests.activities.redact.conftest import APPROVER, Viewed
 
-pytestmark = pytest.mark.slow
 NAMES = {
     "redaction.signature",
     "redaction.record",

@@ -27,7 +27,6 @@ from custody.errors import RedactionLeak
 from custody.models import PageText
 from starter.bench.referrals import generate
 
-pytestmark = pytest.mark.slow
 DPI = 200
 
 

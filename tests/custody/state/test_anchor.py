@@ -19,7 +19,7 @@ import pytest
 
 from custody.errors import Code, StateInvalid
 from custody.ledger.checkpoints import Notary
-from custody.ledger.events import checkpoint_key, event_key, marker_key, notarize
+from custody.ledger.events import notarize
 from custody.ledger.signing import PublicKeyRecord
 from custody.settings import Settings
 from custody.state import anchor as state_anchor
@@ -30,6 +30,7 @@ from custody.stores.local import LocalStore
 from custody.stores.system import SYSTEM_SCOPE
 from starter.evidence.verify.audit import verify_log
 from starter.evidence.verify.report import Report
+from tests.custody.ledger.forge import forge, history
 
 PREFIX = "tenants/clinic-a/record/"
 LEGACY = "tenants/clinic-a.json"
@@ -135,11 +136,12 @@ def test_state_anchor_deleted_index_entry_too_is_still_caught_by_audit(
 def test_state_anchor_truncated_log_shows_against_the_witness(
     tmp_path: Path, store: LocalStore, keys: StateKeys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Version, index entry, log tail and checkpoint all deleted: the witnessed size still shows."""
+    """Version, index entry, log tail and checkpoints all cut back and re-signed: the witnessed
+    size still shows."""
     store.delete(versions._key(PREFIX, 3))
-    store.delete(marker_key(SYSTEM_SCOPE, state_anchor.key_id(PREFIX), 3))
-    store.delete(event_key(SYSTEM_SCOPE, 3))
-    store.delete(checkpoint_key(SYSTEM_SCOPE, 3))
+    assert keys.signer is not None
+    events = history(store.root, SYSTEM_SCOPE)[:2]
+    store = forge(store.root, SYSTEM_SCOPE, events, Notary(keys.signer))
     assert versions.latest(_fresh(store), PREFIX, keys=keys) == b'{"revoked":["k1"]}'
     witnessed = dataclasses.replace(keys, witness=LocalStore(tmp_path / "witness"))
     with pytest.raises(StateInvalid, match="shorter than its witnessed size 3"):

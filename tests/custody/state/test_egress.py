@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from custody import egress as eg
-from custody.errors import EgressRefused
+from custody.errors import EgressRefused, StateInvalid
+from custody.ledger.events import Ledger
 from custody.state.egress import (
     add_policy,
     add_recipient,
@@ -93,7 +95,7 @@ def test_recipient_registration_is_create_only(store: LocalStore) -> None:
 
 
 def test_recipient_revocation_is_create_only_and_final(store: LocalStore) -> None:
-    """Revocation is a second object: it happens once, and a re-registration cannot undo it."""
+    """Revocation happens once, and a re-registration cannot undo it."""
     add_recipient(store, _recipient())
     assert revoke_recipient(store, TENANT, "clinic-b", by="op@host")
     assert not revoke_recipient(store, TENANT, "clinic-b", by="other@host")
@@ -104,6 +106,34 @@ def test_recipient_revocation_is_create_only_and_final(store: LocalStore) -> Non
     assert [(r["name"], r["revoked"]) for r in list_recipients(store, TENANT)] == [
         ("clinic-b", True)
     ]
+
+
+def test_recipient_revocation_is_a_signed_version_deleting_it_is_refused(
+    store: LocalStore, tmp_path: Path
+) -> None:
+    """The revocation is a signed, chained version logged in the system log: deleting it
+    does not un-revoke the recipient, it is refused as a rollback (STATE_INVALID), by this
+    reader and by a fresh one."""
+    add_recipient(store, _recipient())
+    revoke_recipient(store, TENANT, "clinic-b", by="op@host")
+    prefix = eg.recipient_revocation_prefix(TENANT, "clinic-b")
+    (version,) = list(store.list(prefix))
+    assert json.loads(store.get(version))["sig"]["kid"]
+    store.delete(version)
+    for reader in (store, LocalStore(tmp_path / "objects")):
+        with pytest.raises(StateInvalid):
+            get_recipient(reader, TENANT, "clinic-b")
+
+
+def test_recipient_revoked_before_versions_stays_revoked(store: LocalStore) -> None:
+    """A revocation marker from before versions is still honoured; revoking again writes
+    the signed version."""
+    add_recipient(store, _recipient())
+    store.create(eg.recipient_revoked_key(TENANT, "clinic-b"), b'{"by": "old"}')
+    with pytest.raises(EgressRefused):
+        get_recipient(store, TENANT, "clinic-b")
+    assert revoke_recipient(store, TENANT, "clinic-b", by="op@host")
+    assert list(store.list(eg.recipient_revocation_prefix(TENANT, "clinic-b")))
 
 
 def test_recipient_of_another_tenant_is_unknown(store: LocalStore) -> None:
@@ -148,5 +178,8 @@ def test_egress_events_are_listed_from_the_index_with_every_field(store: LocalSt
     ]
     assert records[1].documents == docs and records[1].bytes_sha256 == "d" * 64
     assert records[1].policy_sha256 == eg.DEFAULT_POLICY.sha256()
+    # An event of several documents names none of them: salted hashes, the salts sealed apart.
+    stored = Ledger(store, TENANT).entry(records[1].seq)
+    assert not any(doc.encode() in stored for doc in docs) and b"documents_salted" in stored
     assert records[0].seq < records[1].seq
     assert list(egress_events(store, "clinic-z")) == []

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from custody.fields import Classification, DocType, Extraction, FoundField
-from starter.bench.fields import _report, scans
+from custody.models import PageText
+from custody.stores.local import LocalStore
+from starter.bench.bands import EDGES
+from starter.bench.fields import _report, before_bars, scans
+from starter.bench.fields_bands import MIN_READINGS, proposed_bar
 from starter.bench.fields_score import Tally, Truth, same, truth_for
 from starter.bench.referrals import write_set
 
-FIELD_KEYS = {"expected", "exact", "missing", "wrong", "wrong_confident", "exact_share"}
+FIELD_KEYS = {
+    "expected",
+    "exact",
+    "missing",
+    "wrong",
+    "wrong_confident",
+    "in_review",
+    "exact_share",
+}
 
 
 def _read(kind: DocType, **values: str | bool) -> Extraction:
@@ -62,3 +75,58 @@ def test_bench_fields_tally_counts_wrong_confident_only_outside_review() -> None
     assert report["classification_accuracy"] == round(2 / 3, 4)
     assert set(pid) == FIELD_KEYS and set(report["by_type"]) == {"referral"}
     assert report["targets"]["wrong_confident_total"] == 1 and not report["targets"]["all_met"]
+
+
+def _unbarred(**readings: tuple[str | bool, float]) -> dict[str, FoundField]:
+    return {
+        n: FoundField(name=n, status="found", value=v, confidence=c)
+        for n, (v, c) in readings.items()
+    }
+
+
+def test_bench_fields_reports_wrong_by_band_consent_wrong_and_splits() -> None:
+    """Readings before their bars fill the OCR bench's bands; consent published opposite counts."""
+    truth = Truth("referral", {"consent": True, "participant_id": "P-1"}, "held_out")
+    tune = Truth("referral", {"consent": True, "participant_id": "P-1"}, "tuning")
+    tallies = {"all": Tally(), "split:held_out": Tally(), "split:tuning": Tally()}
+    opposite = _read(DocType.REFERRAL, consent=False, participant_id="P-1")
+    before = _unbarred(consent=(False, 0.95), participant_id=("P-7", 0.55))
+    for key in ("all", "split:held_out"):
+        tallies[key].add(truth, opposite, "high", "published", before)
+    for key in ("all", "split:tuning"):
+        tallies[key].add(tune, _read(DocType.REFERRAL, consent=True), "high", "published")
+    report = _report(tallies, 2, 1.0)
+    assert report["consent_wrong"] == 1 and report["splits"]["tuning"]["consent_wrong"] == 0
+    bands = {row["band"]: row for row in report["fields"]["participant_id"]["wrong_by_band"]}
+    assert [r["band"] for r in bands.values()] == [
+        f"{lo:.1f}-{hi:.1f}" for lo, hi in zip(EDGES, EDGES[1:], strict=False)
+    ]
+    assert (bands["0.5-0.7"]["readings"], bands["0.5-0.7"]["wrong"]) == (1, 1)
+    consent = report["splits"]["held_out"]["fields"]["consent"]
+    assert consent["bar_held"] is False and consent["wrong_at_or_above_bar"] == 1
+    held = report["targets"]["held_out"]
+    assert held["consent_wrong"] == 1 and not held["met"]
+
+
+def test_proposed_bar_opens_a_band_only_on_enough_readings_none_wrong() -> None:
+    """The top band always counts; a lower one only with MIN_READINGS right readings, none wrong."""
+    sure = [(0.95, True)] * 30
+    assert proposed_bar(sure + [(0.85, True)] * 3) == 0.9  # three right readings prove little
+    assert proposed_bar(sure + [(0.85, True)] * MIN_READINGS) == 0.8
+    assert proposed_bar(sure + [(0.85, True)] * 40 + [(0.75, False)]) == 0.8
+    assert proposed_bar([(0.95, False)]) == 1.0
+
+
+def test_bench_fields_reads_a_stored_referral_again_before_its_bars(tmp_path: Path) -> None:
+    """A referral's extraction, stored and read back (its type now a plain string), is read
+    again unbarred from its stored pages; a receipt is not."""
+    store = LocalStore(tmp_path)
+    page = PageText(page=1, width=10, height=10, text="", words=[], mean_confidence=0, seconds=0)
+    store.put("pages", json.dumps([page.model_dump(mode="json")]).encode())
+    stored = {
+        kind: Extraction.model_validate_json(_read(kind).model_dump_json())
+        for kind in (DocType.REFERRAL, DocType.RECEIPT)
+    }
+    assert before_bars(store, stored[DocType.RECEIPT], "pages") is None
+    again = before_bars(store, stored[DocType.REFERRAL], "pages")
+    assert again is not None and "participant_id" in again and again["consent"].value is None

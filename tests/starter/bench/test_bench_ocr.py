@@ -1,4 +1,10 @@
-"""``custody bench ocr`` on a two-document slice of the corpus, as CI runs it."""
+"""``custody bench ocr`` on the smallest slice that proves its JSON: one page, every engine.
+
+The bench runs as a user runs it (the CLI in its own process, a real stack for
+the ``pipeline`` column) over one clean page, streamed once: every figure the
+JSON carries is there and in range. Accuracy on more pages is the benchmark's
+own business (``custody bench ocr``, docs/ocr-benchmark.md), not the suite's.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from custody.settings import Settings
 from starter.bench import ENGINES
 from starter.bench.ocr import documents
 
-_SLICE = ("funsd_82251504.png", "tess_phototest.tif")  # one page each
+_SLICE = ("tess_phototest.tif",)  # one page
 Bench = tuple[dict[str, Any], Path]  # the run's JSON and its plot
 _FIGURES = ("pages", "seconds", "seconds_per_page", "pages_per_minute", "cer", "word_f1")
 
@@ -32,8 +38,8 @@ def bench(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Bench:
         shutil.copy(corpus / "ocr_gt" / name, scans / name)
         shutil.copy(corpus / "ocr_gt" / Path(name).with_suffix(".txt"), scans)
     png = root / "bench.png"
-    args = ["bench", "ocr", "--corpus", str(scans), "--limit", "2", "--json", "--plot", str(png)]
-    args += ["--stream-rounds", "2", "--degrade-docs", "0"]  # degraded: test_bench_ocr_classes
+    args = ["bench", "ocr", "--corpus", str(scans), "--limit", "1", "--json", "--plot", str(png)]
+    args += ["--stream-rounds", "1", "--degrade-docs", "0"]  # degraded: test_bench_ocr_classes
     proc = subprocess.run(
         [sys.executable, "-m", "starter.cli.main", *args],
         env={**os.environ, "CUSTODY_HOME": str(root / "home")},
@@ -45,7 +51,6 @@ def bench(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Bench:
     return json.loads(proc.stdout), png
 
 
-@pytest.mark.slow
 def test_bench_ocr_reports_every_engine_on_the_same_pages(bench: Bench) -> None:
     """Each engine, in total and per document, read every page and scored within [0, 1]."""
     results, _ = bench
@@ -57,7 +62,7 @@ def test_bench_ocr_reports_every_engine_on_the_same_pages(bench: Bench) -> None:
         assert set(_FIGURES) <= set(row)
         assert 0.0 <= row["cer"] <= 1.0 and 0.0 <= row["word_f1"] <= 1.0
         assert row["seconds"] > 0
-    assert all(results["engines"][e]["pages"] == 2 for e in ENGINES)
+    assert all(results["engines"][e]["pages"] == 1 for e in ENGINES)
     assert all(d["engines"]["pipeline"]["state"] == "published" for d in results["documents"])
     # Time outside the OCR activity, from each record's own OCR seconds: positive, and less
     # than the whole document took.
@@ -65,8 +70,8 @@ def test_bench_ocr_reports_every_engine_on_the_same_pages(bench: Bench) -> None:
         pipeline = d["engines"]["pipeline"]
         assert 0 < pipeline["outside_ocr_seconds"] < pipeline["seconds"]
     stream = results["pipeline_stream"]
-    assert stream["documents"] == stream["published"] == 2 and stream["pages"] == 2
-    assert stream["lanes"] == 1 and len(stream["rounds"]) == 2
+    assert stream["documents"] == stream["published"] == 1 and stream["pages"] == 1
+    assert stream["lanes"] == 1 and len(stream["rounds"]) == 1
     for done in stream["rounds"]:
         # Engine seconds come from the published pages themselves: the engine ran,
         # and for no longer than the stream took on its one lane.
@@ -91,7 +96,6 @@ def test_bench_ocr_reports_every_engine_on_the_same_pages(bench: Bench) -> None:
         assert done["engine_span_seconds"] < done["seconds"]
 
 
-@pytest.mark.slow
 def test_bench_ocr_custody_reads_phototest_accurately(bench: Bench) -> None:
     """Custody's stage and the pipeline read the clean phototest page near perfectly."""
     results, _ = bench
@@ -102,7 +106,6 @@ def test_bench_ocr_custody_reads_phototest_accurately(bench: Bench) -> None:
         assert photo["engines"][engine]["cer"] <= 0.05
 
 
-@pytest.mark.slow
 def test_bench_ocr_ratios_and_plot_are_written(bench: Bench) -> None:
     """The speed/accuracy ratios are numbers and ``--plot`` wrote a PNG."""
     results, png = bench
@@ -112,7 +115,7 @@ def test_bench_ocr_ratios_and_plot_are_written(bench: Bench) -> None:
     assert results["ratios"]["pipeline_over_custody_seconds"] > 0
     # Custody's speed is its lanes pass: one lane per core, every page of the corpus.
     lanes = results["engines"]["custody"]["throughput"]
-    assert lanes["lanes"] == len(os.sched_getaffinity(0)) and lanes["pages"] == 2
+    assert lanes["lanes"] == len(os.sched_getaffinity(0)) and lanes["pages"] == 1
     assert lanes["pages_per_minute"] > 0 and lanes["threads_per_lane"] >= 1
     assert results["ratios"]["pipeline_stream_overhead_share"] < 1
     assert 0 <= results["ratios"]["pipeline_stream_engine_idle_share"] < 1
@@ -122,7 +125,6 @@ def test_bench_ocr_ratios_and_plot_are_written(bench: Bench) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.slow
 def test_bench_ocr_custody_is_the_engine_workers_build(bench: Bench) -> None:
     """The ``custody`` column ran the engine ``workers/ocr.py`` builds, and says which."""
     results, _ = bench

@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from activities.pages.raster import iter_pages
 from starter.bench import bare
 from starter.bench.textmetrics import word_f1
@@ -29,7 +27,6 @@ def test_bench_rapidocr_default_reads_words_on_a_real_page(corpus: Path) -> None
     assert word_f1(reading.text, truth) >= 0.95
 
 
-@pytest.mark.slow
 def test_bench_ocr_json_carries_classes_targets_and_bands(corpus: Path, tmp_path: Path) -> None:
     """``--json`` prints one JSON document with degraded classes, targets, bands and deskew."""
     scans = tmp_path / "ocr_gt"

@@ -14,8 +14,9 @@ import pytest
 
 from custody.keys import keyring as keys
 from custody.ledger.checkpoints import Notary
-from custody.ledger.events import Ledger, event_key
+from custody.ledger.events import Ledger
 from custody.ledger.signing import rotate
+from custody.ledger.tiles import bundle_key
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
@@ -48,7 +49,7 @@ def _custody(home: Path, *args: str) -> tuple[int, Any]:
 
 def test_cli_audit_verify_reports_each_tenant_and_never_aborts(home: Path) -> None:
     """A shredded tenant still verifies; a tampered one FAILs alone, by name; exit 8."""
-    path = home / "objects" / event_key("clinic-b", 1)
+    path = home / "objects" / bundle_key("ledger/clinic-b/", 0, 2)  # sealed: a byte flipped
     data = bytearray(path.read_bytes())
     data[-3] ^= 0x01
     path.write_bytes(bytes(data))

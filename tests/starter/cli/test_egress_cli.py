@@ -1,7 +1,7 @@
 """Egress from the command line: recipients, policies, release, egress ls|verify|identify.
 
-One real document is published for the module (the default Tesseract engine)
-and released once through ``custody release --wait`` to a real outbox
+The session's published scan (``tests/published.py``), in this module's copy,
+is released once through ``custody release --wait`` to a real outbox
 directory; the read-only tests share that release. The tests that tamper with
 it put every byte back before they end.
 """
@@ -26,17 +26,23 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from custody import egress as eg
-from custody.ledger.events import event_key
-from custody.ledger.signing import public_keys
+from custody.canonical import canonical_json
+from custody.ledger.events import Ledger
+from custody.ledger.signing import public_keys, rotate
+from custody.ledger.tiles import bundle_key
 from custody.settings import Settings
-from custody.state.egress import SignedReceipt
+from custody.state.egress import SignedReceipt, add_policy
 from custody.stores.local import LocalStore
 from starter.cli.egress import trust_anchor
 from starter.cli.identify import identify
+from starter.client.release import release, wait_release
 from starter.evidence.verify.egress import verify_release
-from tests.helpers import cli, custody_cli, make_settings, publish_scan, running_pipeline
+from tests.helpers import cli, custody_cli, running_pipeline
+from tests.published import Published, copy_published
 
-RECIPIENT = "clinic-b"
+# Of this module alone: the copies of the session's store share the tenant, so a release
+# to a recipient another module also uses would have the same release ID.
+RECIPIENT = "clinic-e"
 
 
 @dataclass
@@ -64,25 +70,23 @@ class Released:
 @pytest.fixture(scope="module")
 async def released(
     temporal_client: Client,
-    temporal_address: str,
+    published_once: Published,
     tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
     ocr_engine: OcrEngine,
 ) -> Released:
-    tenant = "cli-egress-" + os.urandom(4).hex()
+    """The session's published scan, in this module's copy, released once here."""
     home = tmp_path_factory.mktemp("cli-egress")
-    settings = make_settings(home, temporal_address, egress_delivery_attempts=1)
-    outbox = home / "outbox"
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sha = await publish_scan(custody, corpus, tenant)
+    p = copy_published(published_once, home, egress_delivery_attempts=1)
+    settings, tenant, outbox = p.settings, p.tenant, home / "outbox"
+    async with running_pipeline(temporal_client, settings, ocr_engine, with_ocr_worker=False):
         rc, _ = await custody_cli(
             settings, "recipients", "add", RECIPIENT, "--outbox", str(outbox), tenant=tenant
         )
         assert rc == 0
         rc, answer = await custody_cli(
-            settings, "release", sha, "--to", RECIPIENT, "--wait", tenant=tenant
+            settings, "release", p.sha256, "--to", RECIPIENT, "--wait", tenant=tenant
         )
-    return Released(settings, tenant, sha, outbox, rc, answer)
+    return Released(settings, tenant, p.sha256, outbox, rc, answer)
 
 
 def _outbox_files(outbox: Path) -> list[str]:
@@ -200,6 +204,22 @@ async def test_egress_cli_ls_answers_who_got_what(released: Released) -> None:
     assert by_doc == later == other == []
 
 
+def test_egress_cli_ls_lists_each_delivered_file(released: Released) -> None:
+    """``egress ls --json`` names each file the recipient holds (name, hash, size) beside
+    ``bytes_sha256``, which an auditor recomputes from that list (docs/compliance.md)."""
+    r = released
+    _, rows = cli(r.settings, "egress", "ls", "--recipient", RECIPIENT, tenant=r.tenant)
+    (row,) = rows
+    held = {p.name: p.read_bytes() for p in (r.outbox / r.release_id).iterdir()}
+    assert [f["name"] for f in row["files"]] == [f["name"] for f in r.answer["files"]]
+    for f in row["files"]:
+        data = held[f["name"]]
+        assert (f["sha256"], f["bytes"]) == (hashlib.sha256(data).hexdigest(), len(data))
+    assert (
+        hashlib.sha256(canonical_json({"files": row["files"]})).hexdigest() == row["bytes_sha256"]
+    )
+
+
 @contextmanager
 def _tampered(store: LocalStore, key: str, change: str) -> Iterator[None]:
     """Change one stored object (flip a byte, rewrite, or delete it); put it back after."""
@@ -233,10 +253,8 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
         "receipt.event",
         "egress.before_receipt",
         "policy.pinned",
-        "ledger.chain",
-        "ledger.tree",
+        "ledger.inclusion",
         "ledger.witness",
-        "ledger.index",
         "manifest.hash",
     }
     key = eg.release_file_key(r.tenant, r.release_id, r.answer["files"][0]["name"])
@@ -247,12 +265,6 @@ async def test_egress_cli_verify_passes_then_exits_8_on_a_flipped_byte(released:
     assert rc == 8 and failed == {"files.hash", "manifest.hash"}
 
 
-def _receipt_seq(r: Released) -> int:
-    return SignedReceipt.model_validate_json(
-        r.store.get(eg.receipt_key(r.tenant, r.release_id))
-    ).receipt.egress_event_seq
-
-
 @pytest.mark.parametrize(
     ("target", "change", "checks"),
     [
@@ -260,12 +272,11 @@ def _receipt_seq(r: Released) -> int:
         (
             "event",
             "delete",
-            {
+            {  # the bundle holding both events gone: neither is in the log
                 "egress.event",
+                "receipt.event",
                 "egress.before_receipt",
-                "ledger.chain",
-                "ledger.tree",
-                "ledger.index",
+                "ledger.inclusion",
             },
         ),
     ],
@@ -277,7 +288,7 @@ async def test_egress_verify_names_the_check_that_fails(
     r = released
     key = {
         "receipt": eg.receipt_key(r.tenant, r.release_id),
-        "event": event_key(r.tenant, _receipt_seq(r)),
+        "event": bundle_key(f"ledger/{r.tenant}/", 0, Ledger(r.store, r.tenant).size()),
     }[target]
     with _tampered(r.store, key, change):
         report = verify_release(r.store, public_keys(r.store), r.tenant, r.release_id)
@@ -307,9 +318,10 @@ def _resaved(pdf: bytes) -> bytes:
 
 
 async def test_egress_cli_identify_exact_copy_by_hash(released: Released) -> None:
-    """The delivered file itself is an exact match, found by its hash, across tenants."""
+    """The delivered file itself is an exact match, found by its hash, for its tenant only:
+    another tenant asking is told nothing."""
     r = released
-    rc, found = await custody_cli(r.settings, "egress", "identify", str(r.pdf))
+    rc, found = await custody_cli(r.settings, "egress", "identify", str(r.pdf), tenant=r.tenant)
     assert rc == 0
     assert {k: found[k] for k in ("release_id", "recipient", "match", "by")} == {
         "release_id": r.release_id,
@@ -317,7 +329,33 @@ async def test_egress_cli_identify_exact_copy_by_hash(released: Released) -> Non
         "match": "exact",
         "by": "hash",
     }
-    assert found["scope"] == r.tenant
+    assert (found["scope"], found["file"]) == (r.tenant, "searchable_pdf")
+    _, other = cli(r.settings, "egress", "identify", str(r.pdf), tenant="someone-else")
+    _, untenanted = cli(r.settings, "egress", "identify", str(r.pdf))
+    assert other["match"] == untenanted["match"] == "none"
+    assert other["release_id"] is None and other["recipient"] is None
+
+
+async def test_egress_identify_text_file_is_the_documents_text_not_a_release(
+    released: Released, temporal_client: Client, ocr_engine: OcrEngine
+) -> None:
+    """A released text file's bytes are the document's text, the same in every release of
+    it: ``text``, naming the releases that carried it, never one release's exact copy."""
+    r = released
+    add_policy(r.store, r.tenant, eg.Policy(name="with-text", include=("searchable_pdf", "text")))
+    async with running_pipeline(
+        temporal_client, r.settings, ocr_engine, with_ocr_worker=False
+    ) as custody:
+        started = await release(
+            custody, [r.sha256], to=RECIPIENT, policy="with-text", tenant=r.tenant, actor="op"
+        )
+        done = await wait_release(custody, started.release_id)
+    text = next(f for f in done.files if f.name.endswith(".txt"))
+    data = (r.outbox / done.release_id / text.name).read_bytes()
+    found = identify(r.store, data, trust_anchor(r.settings), r.tenant)
+    assert (found.match, found.by, found.file, found.release_id) == ("text", "hash", "text", None)
+    assert found.releases == (done.release_id,)
+    assert identify(r.store, data, trust_anchor(r.settings), "someone-else").match == "none"
 
 
 @pytest.mark.parametrize(
@@ -341,7 +379,7 @@ def test_egress_identify_altered_copies(
         "scanned": lambda: _page_png(pdf),
         "unrelated": lambda: _page_png(pdf)[:64] + os.urandom(64),
     }[copy]()
-    found = identify(r.store, data, trust_anchor(r.settings))
+    found = identify(r.store, data, trust_anchor(r.settings), r.tenant)
     assert (found.by, found.via) == (by, via)
     if by is None:
         assert (found.release_id, found.recipient, found.match) == (None, None, "none")
@@ -351,3 +389,23 @@ def test_egress_identify_altered_copies(
             RECIPIENT,
             "altered",
         )
+
+
+async def test_egress_verify_a_rogue_key_in_the_store_proves_nothing(
+    released: Released, tmp_path: Path
+) -> None:
+    """A receipt re-signed by a key published into the store: ``egress verify`` trusts only
+    pinned keys (the local keyring here), so its signature FAILs, naming the key."""
+    r = released
+    rogue = rotate(tmp_path / "rogue")
+    rogue.publish(r.store)
+    key = eg.receipt_key(r.tenant, r.release_id)
+    original = r.store.get(key)
+    forged = SignedReceipt.sign(SignedReceipt.model_validate_json(original).receipt, rogue)
+    r.store.put(key, forged.canonical())
+    try:
+        rc, out = cli(r.settings, "egress", "verify", r.release_id, tenant=r.tenant)
+    finally:
+        r.store.put(key, original)
+    failed = {c["name"]: c["detail"] for c in out["reports"][0]["checks"] if not c["ok"]}
+    assert rc == 8 and rogue.kid in failed["receipt.signature"], out

@@ -1,10 +1,11 @@
 """Every read is accounted for: HTTP reads, ``custody result``, the SDK's ``result`` and bundles.
 
-One real scan and one drawn discharge summary are published for the module
-(the default engine) under a tenant with an API key. Each way their content
-leaves, the fields read included, must append one egress event whose
-``bytes_sha256`` is the SHA-256 of exactly the bytes handed out, and when that
-event cannot be written, nothing may be handed out.
+One real scan and one drawn discharge summary, published once for the session
+(the session's engine: ``tests/published.py``), are copied for the module, under
+a tenant given an API key. Each way their content leaves, the fields read
+included, must append one egress event whose ``bytes_sha256`` is the SHA-256 of
+exactly the bytes handed out, and when that event cannot be written, nothing
+may be handed out.
 """
 
 from __future__ import annotations
@@ -34,13 +35,13 @@ from starter.cli.actor import operator
 from starter.cli.documents import result as cli_result
 from starter.client.connect import CustodyClient
 from starter.client.read import result as read_result
-from starter.client.submit import submit, wait
+from starter.client.submit import submit
 from starter.edge import tenants
 from starter.edge.openapi import SPEC
 from starter.evidence.bundle import export_bundle
-from tests.activities.rules.drawn import DISCHARGE
-from tests.activities.rules.drawn import png as drawn
-from tests.helpers import make_settings, publish_scan, running_pipeline
+from tests.helpers import running_pipeline
+from tests.published import Published as Shared
+from tests.published import copy_published
 from tests.starter.edge.conftest import EdgeHarness, custody_client, png
 
 
@@ -61,25 +62,18 @@ class Published:
 
 
 @pytest.fixture(scope="module")
-async def published(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
-    ocr_engine: OcrEngine,
+def published(
+    temporal_client: Client, published_once: Shared, tmp_path_factory: pytest.TempPathFactory
 ) -> Published:
-    settings = make_settings(
-        tmp_path_factory.mktemp("egress-reads"), temporal_address, admission_refresh_s=0.0
-    )
-    tenant = "reads-" + os.urandom(4).hex()
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sha = await publish_scan(custody, corpus, tenant)
-        summary = await submit(custody, drawn(DISCHARGE), tenant=tenant, document_type="discharge")
-        await wait(custody, summary.sha256, tenant=tenant)
-        record, key = tenants.add(custody.store, tenant)
-        text = read_result(custody, sha, tenant).text
+    """The session's phototest scan and discharge summary, in this module's copy, under a
+    tenant given an API key here."""
+    home = tmp_path_factory.mktemp("egress-reads")
+    p = copy_published(published_once, home, admission_refresh_s=0.0)
+    custody = CustodyClient(temporal=temporal_client, store=p.store, settings=p.settings)
+    record, key = tenants.add(custody.store, p.tenant)
+    text = read_result(custody, p.sha256, p.tenant).text
     auth = {"Authorization": f"Bearer {key}"}
-    return Published(settings, tenant, record.key_id, auth, sha, text, summary.sha256)
+    return Published(p.settings, p.tenant, record.key_id, auth, p.sha256, text, p.discharge)
 
 
 def _events(p: Published) -> list[eg.EgressRecord]:

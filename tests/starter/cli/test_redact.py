@@ -37,8 +37,6 @@ from tests.helpers import loaded_by, make_settings, running_pipeline
 from tests.identities import as_person
 from tests.workflows.test_replay import replay_and_keep
 
-pytestmark = pytest.mark.slow
-
 
 @dataclass(frozen=True)
 class Published:

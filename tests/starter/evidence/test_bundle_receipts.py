@@ -1,9 +1,12 @@
 """Evidence bundles carry the signed receipts of a document's releases, verifiable offline.
 
-Two real documents are published for the module (the default Tesseract
-engine); then the signing key is rotated, as a deployment would, and the first
-document is released once to an outbox recipient, so its receipt is signed by
-a newer key than its record. The bundle's own ``verify_bundle.py`` runs in a
+Two real documents are published once for the session (the session's engine);
+then, in a copy, the signing key is rotated, as a deployment would, and the
+first document is released once to an outbox recipient, so its receipt is
+signed by a newer key than its record (``tests/published.py``); here both are
+then released together (a release of several, whose egress event commits to
+each by a salted hash). This module and ``test_verify_bundle_bytes`` each start
+from a copy of that home. The bundle's own ``verify_bundle.py`` runs in a
 subprocess on the unzipped bundle, with nothing from Custody importable.
 """
 
@@ -12,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import zipfile
@@ -32,10 +34,11 @@ from custody.settings import Settings
 from custody.state.egress import SignedReceipt, add_recipient
 from custody.stores.local import LocalStore
 from starter.client.release import release, wait_release
-from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import fingerprint
-from tests.helpers import make_settings, recipient, running_pipeline
+from tests.helpers import recipient, running_pipeline
+from tests.published import Released as ReleasedOnce
+from tests.published import copy_published
 
 
 @dataclass
@@ -45,6 +48,7 @@ class Released:
     sha256: str
     other: str
     release_id: str
+    both_id: str
 
     @property
     def store(self) -> LocalStore:
@@ -53,31 +57,26 @@ class Released:
 
 @pytest.fixture(scope="module")
 async def released(
-    temporal_client: Client,
-    temporal_address: str,
+    released_once: ReleasedOnce,
     tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
+    temporal_client: Client,
     ocr_engine: OcrEngine,
 ) -> Released:
+    """The session's two published documents after a rotation and one release, copied;
+    then both released together, to a recipient of this copy's own (its own outbox)."""
     home = tmp_path_factory.mktemp("bundle-receipts")
-    settings = make_settings(home, temporal_address, egress_delivery_attempts=2)
-    tenant = "receipts-" + os.urandom(4).hex()
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        subs = [
-            await submit(custody, corpus / "ocr_gt" / name, tenant=tenant)
-            for name in ("tess_phototest.tif", "funsd_86263525.png")
-        ]
-        for sub in subs:
-            await wait(custody, sub.sha256, tenant=tenant)
-    rotate(settings.signing_path, development=True)  # the release worker signs with the new key
+    p = copy_published(released_once.published, home)
     async with running_pipeline(
-        temporal_client, settings, ocr_engine, with_ocr_worker=False
+        temporal_client, p.settings, ocr_engine, with_ocr_worker=False
     ) as custody:
-        add_recipient(custody.store, recipient(tenant, "clinic-b", home / "outbox"))
-        started = await release(custody, [subs[0].sha256], to="clinic-b", tenant=tenant, actor="op")
-        done = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
-    assert done.state is eg.ReleaseState.DELIVERED, done
-    return Released(settings, tenant, subs[0].sha256, subs[1].sha256, done.release_id)
+        add_recipient(custody.store, recipient(p.tenant, "clinic-r", home / "outbox-r"))
+        docs = [p.sha256, p.other]
+        started = await release(custody, docs, to="clinic-r", tenant=p.tenant, actor="op")
+        both = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
+    assert both.state is eg.ReleaseState.DELIVERED, both
+    return Released(
+        p.settings, p.tenant, p.sha256, p.other, released_once.release_id, both.release_id
+    )
 
 
 def _unzipped(r: Released, sha256: str, tmp_path: Path) -> Path:
@@ -131,12 +130,36 @@ def test_bundle_receipts_verify_offline_and_a_flipped_byte_fails_by_name(
 
 
 def test_bundle_receipts_of_other_documents_stay_out(released: Released, tmp_path: Path) -> None:
-    """A document that was never released gets no receipt, and its bundle still verifies."""
+    """The other document left only with the first: its bundle has no receipt (that one names
+    both, with sizes), says so, and carries the release's events, proven."""
     r = released
     folder = _unzipped(r, r.other, tmp_path)
     assert not (folder / "receipts").exists()
     good = _verify(folder, tmp_path, _pins(r))
     assert good.returncode == 0 and "receipt." not in good.stdout, good.stdout
+    assert f"left out: receipt {r.both_id}: names other documents" in good.stdout
+    kinds = {json.loads(p.read_bytes())["kind"] for p in (folder / "ledger").glob("0*.json")}
+    assert {"egress", "egress.receipt"} <= kinds
+
+
+def test_bundle_release_of_several_commits_by_salted_hashes(
+    released: Released, tmp_path: Path
+) -> None:
+    """The release of both is in each one's bundle with that document's salt alone: the
+    auditor sees its document in the event and nothing of the other."""
+    r = released
+    folder = _unzipped(r, r.sha256, tmp_path)
+    proofs = json.loads((folder / "ledger" / "proofs.json").read_bytes())
+    events = {int(p.stem): json.loads(p.read_bytes()) for p in (folder / "ledger").glob("0*.json")}
+    (seq,) = [s for s, e in events.items() if e["detail"].get("release_id") == r.both_id
+              and e["kind"] == "egress"]  # fmt: skip
+    salt = proofs["salts"][str(seq)]
+    committed = events[seq]["detail"]["documents_salted"]
+    assert hashlib.sha256(f"{salt}{r.sha256}".encode()).hexdigest() in committed
+    assert len(committed) == 2 and "documents" not in events[seq]["detail"]
+    good = _verify(folder, tmp_path, _pins(r))
+    assert good.returncode == 0 and "PASS  ledger.events" in good.stdout, good.stdout
+    assert f"PASS  receipt.logged:{r.release_id}" in good.stdout
 
 
 def test_bundle_carries_only_its_own_events_with_inclusion_proofs(
@@ -146,7 +169,8 @@ def test_bundle_carries_only_its_own_events_with_inclusion_proofs(
     r = released
     folder = _unzipped(r, r.sha256, tmp_path)
     events = [json.loads(p.read_bytes()) for p in sorted((folder / "ledger").glob("0*.json"))]
-    assert events and {e["sha256"] for e in events} == {r.sha256}
+    assert events and {e["sha256"] for e in events} == {r.sha256, None}  # None: release events
+    assert {e["kind"] for e in events if e["sha256"] is None} <= {"egress", "egress.receipt"}
     foreign = [r.other, ids.workflow_id(r.other, r.tenant)]
     for path in (p for p in folder.rglob("*") if p.is_file() and p.name != "source.bin"):
         assert not any(f.encode() in path.read_bytes() for f in foreign), path.name

@@ -1,8 +1,8 @@
 """Evidence that holds up: signed records, the ledger, verification, bundles.
 
-One real document is published once for the module (real dev server, the real
-default Tesseract engine); each tampering case then works on its own copy of
-the store.
+One real document, published once for the session (real dev server, the
+session's engine: ``tests/published.py``), is copied for the module; each
+tampering case then works on its own copy of the store.
 """
 
 from __future__ import annotations
@@ -17,46 +17,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from custody import ids
-from custody.ledger.events import Ledger, event_key
+from custody.ledger.events import Ledger
 from custody.ledger.signing import local_public_keys, public_keys, rotate
 from custody.models import SignedRecord
-from custody.settings import Settings
 from custody.stores.local import LocalStore
-from starter.client.submit import submit, wait
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import TrustAnchors, fingerprint
 from starter.evidence.verify.document import verify_document, verify_ledger
-from tests.helpers import make_settings, running_pipeline
-
-
-class Published:
-    def __init__(self, settings: Settings, sha256: str, tenant: str) -> None:
-        self.settings, self.sha256, self.tenant = settings, sha256, tenant
+from tests.custody.ledger.forge import bundle_file, replace_event, swap_events
+from tests.published import Published, copy_published
 
 
 @pytest.fixture(scope="module")
-async def published(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-) -> Published:
-    tenant = "evidence-" + os.urandom(4).hex()
-    settings = make_settings(tmp_path_factory.mktemp("evidence"), temporal_address)
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sub = await submit(
-            custody,
-            corpus / "ocr_gt" / "tess_phototest.tif",
-            tenant=tenant,
-            signer={"station": "scanner-7"},
-        )
-        await wait(custody, sub.sha256, tenant=tenant)
-    return Published(settings, sub.sha256, tenant)
+def published(published_once: Published, tmp_path_factory: pytest.TempPathFactory) -> Published:
+    """The session's published phototest scan (signed from scanner-7), in this module's copy."""
+    return copy_published(published_once, tmp_path_factory.mktemp("evidence"))
 
 
 def _copy(published: Published, tmp_path: Path) -> LocalStore:
@@ -125,28 +102,17 @@ TAMPERS: dict[str, tuple[Callable[[LocalStore, Published], None], str]] = {
         "record.signature",
     ),
     "ledger event byte": (
-        lambda s, p: (s.root / event_key(p.tenant, 2)).write_bytes(
-            (s.root / event_key(p.tenant, 2))
-            .read_bytes()
-            .replace(b'"kind":"validated"', b'"kind":"validatex"')
+        lambda s, p: replace_event(
+            s,
+            p.tenant,
+            2,
+            Ledger(s, p.tenant).entry(2).replace(b'"kind":"validated"', b'"kind":"validatex"'),
         ),
         "ledger.chain",
     ),
-    "ledger event deleted": (
-        lambda s, p: (s.root / event_key(p.tenant, 3)).unlink(),
-        "ledger.chain",
-    ),
-    "ledger events swapped": (
-        lambda s, p: _swap(s.root / event_key(p.tenant, 2), s.root / event_key(p.tenant, 3)),
-        "ledger.chain",
-    ),
+    "ledger event deleted": (lambda s, p: replace_event(s, p.tenant, 3, None), "ledger.chain"),
+    "ledger events swapped": (lambda s, p: swap_events(s, p.tenant, 2, 3), "ledger.chain"),
 }
-
-
-def _swap(a: Path, b: Path) -> None:
-    da, db = a.read_bytes(), b.read_bytes()
-    a.write_bytes(db)
-    b.write_bytes(da)
 
 
 @pytest.mark.parametrize("case", list(TAMPERS))
@@ -165,7 +131,7 @@ def test_evidence_ledger_tampering_fails_custody_audit_verify(
 ) -> None:
     """``custody audit verify`` exits 8 and names the altered event."""
     store = _copy(published, tmp_path)
-    _flip(store.root / event_key(published.tenant, 1), offset=30)
+    _flip(bundle_file(store, published.tenant, 1), offset=30)
     env = {**os.environ, "CUSTODY_HOME": str(tmp_path), "CUSTODY_STORE_DIR": str(store.root)}
     proc = subprocess.run(
         [sys.executable, "-m", "starter.cli.main", "audit", "verify", "--json"],
@@ -185,9 +151,14 @@ def test_evidence_truncated_ledger_tail_is_detected_by_checkpoint(
 ) -> None:
     """Deleting the newest events leaves a shorter valid chain; the signed checkpoint exposes it."""
     store = _copy(published, tmp_path)
-    ledger = Ledger(store, published.tenant)
-    top = max(ledger.sequence_numbers())
-    (store.root / event_key(published.tenant, top)).unlink()
+    top = Ledger(store, published.tenant).size()
+    replace_event(store, published.tenant, top, None)
+    folder = store.root / "ledger" / published.tenant
+    (folder / "integrated").write_text(str(top - 1))
+    for batch in (folder / "batch").iterdir():  # its batch too, or it is still in the log
+        if int(batch.stem) == top:
+            batch.unlink()
+    store = LocalStore(store.root)  # another process, which never saw the longer log
     anchors = TrustAnchors.from_settings(published.settings)
     report = verify_ledger(store, public_keys(store), published.tenant, anchors=anchors)
     assert not report.ok and any("truncated" in c.detail for c in report.checks)

@@ -99,4 +99,4 @@ async def test_retention_forgotten_runs_answer_from_the_store_and_quarantine_hol
     assert [e.kind for e in events].count("quarantined") == 1, events
     # The CLI's decision was checkpointed by the CLI itself, not left for a worker.
     assert events[-1].kind == "quarantine_reject"
-    assert events[-1].seq in ledger.checkpoint_sizes()
+    assert ledger.checkpoint_size() >= events[-1].seq

@@ -1,7 +1,8 @@
 """The offline bundle verifier checks signed objects as stored, never re-serialised.
 
 A real bundle is exported from the published and released documents of
-``test_bundle_receipts`` (its module fixture, reused here); each case rewrites
+``test_bundle_receipts`` (its module fixture, reused here: a copy of the
+session's released home); each case rewrites
 the bundled record or receipt into other bytes that parse to the same value
 (or add a member) and runs the bundle's own ``verify_bundle.py`` with pinned
 keys. The old check, a signature over the re-serialised member, passed them all.
@@ -20,7 +21,7 @@ import pytest
 from tests.starter.evidence import test_bundle_receipts as receipts
 from tests.starter.evidence.test_bundle_receipts import Released, _pins, _unzipped, _verify
 
-released = receipts.released  # the module fixture: two published documents, one released
+released = receipts.released  # a copy of the session's home: two published, one released
 
 
 def _member_head(raw: bytes) -> bytes:
@@ -113,6 +114,6 @@ def test_verify_bundle_bytes_restated_object_fails_by_name(
     bad = _verify(folder, tmp_path, _pins(released))
     if target == "record":  # the published event pins the record file's hash as well
         want = {f"record.{c}" for c in expected} | {"ledger.events"}
-    else:
-        want = {f"receipt.{c}:{rid}" for c in expected}
+    else:  # the receipt event in the log names the receipt file's hash as well
+        want = {f"receipt.{c}:{rid}" for c in expected} | {f"receipt.logged:{rid}"}
     assert bad.returncode == 1 and _failed(bad.stdout) == want, bad.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,14 +19,16 @@ from activities.engines.base import OcrEngine
 from custody import ids
 from custody.errors import Code, ConfigurationError
 from custody.ledger.checkpoints import Notary
-from custody.ledger.events import Ledger, checkpoint_key, event_key
+from custody.ledger.events import Ledger
 from custody.ledger.signing import Signer, rotate
+from custody.ledger.tiles import bundle_key, decode_bundle, encode_bundle
 from custody.models import SignedRecord
 from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.cli.output import Exit
 from starter.evidence.trust import TrustAnchors, fingerprint
 from starter.evidence.verify.proofs import LogProofs
+from tests.custody.ledger.forge import forge, history
 from tests.helpers import custody_cli, make_settings, publish_scan, running_pipeline
 
 DOC, OTHER = "a" * 64, "b" * 64
@@ -59,11 +62,21 @@ def _copy(p: Published, home: Path) -> tuple[Settings, LocalStore]:
     return settings, LocalStore(settings.objects_dir)
 
 
-def _packet_event(store: LocalStore, p: Published) -> Path:
-    """The file of the document's ``validated`` event, the one its record pins."""
+def _packet_seq(store: LocalStore, p: Published) -> int:
+    """The sequence number of the document's ``validated`` event, the one its record pins."""
     record = SignedRecord.model_validate_json(store.get(ids.record_key(p.sha256, p.tenant))).record
     assert record.packet_event is not None
-    return store.root / event_key(p.tenant, record.packet_event.seq)
+    return record.packet_event.seq
+
+
+def _edit_bundle(
+    store: LocalStore, tenant: str, change: Callable[[list[bytes]], list[bytes]]
+) -> None:
+    """An insider edits the log's (one, partial) entry bundle in place."""
+    size = Ledger(store, tenant).size()
+    assert size < 256
+    path = store.root / bundle_key(f"ledger/{tenant}/", 0, size)
+    path.write_bytes(encode_bundle(change(decode_bundle(path.read_bytes()))))
 
 
 def _failed(out: dict[str, object]) -> dict[str, str]:
@@ -90,13 +103,12 @@ async def test_verify_inclusion_deleted_event_fails_ledger_inclusion(
 ) -> None:
     """The document's packet event deleted from the store: its leaf is not in the checkpoint."""
     settings, store = _copy(published, tmp_path)
-    path = _packet_event(store, published)
-    seq = int(path.stem)
-    path.unlink()
+    seq = _packet_seq(store, published)
+    _edit_bundle(store, published.tenant, lambda e: [*e[: seq - 1], *e[seq:]])
     rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
     failed = _failed(out)
     assert rc == Exit.VERIFY_FAILED and "ledger.inclusion" in failed, out
-    assert f"event {seq} (leaf {seq - 1}) missing" in failed["ledger.inclusion"]
+    assert f"event {seq} (leaf {seq - 1}) not in checkpoint" in failed["ledger.inclusion"]
     assert published.sha256 not in failed["ledger.inclusion"]  # seqs and leaves, no hashes
 
 
@@ -105,11 +117,8 @@ async def test_verify_inclusion_reordered_events_fail_ledger_inclusion(
 ) -> None:
     """Two of the document's events swapped in place: neither proves as its leaf any more."""
     settings, store = _copy(published, tmp_path)
-    path = _packet_event(store, published)
-    before = path.with_name(f"{int(path.stem) - 1:012d}.json")
-    a, b = path.read_bytes(), before.read_bytes()
-    path.write_bytes(b)
-    before.write_bytes(a)
+    at = _packet_seq(store, published) - 1  # its place in the bundle
+    _edit_bundle(store, published.tenant, lambda e: [*e[: at - 1], e[at], e[at - 1], *e[at + 1 :]])
     rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
     failed = _failed(out)
     assert rc == Exit.VERIFY_FAILED and "not in checkpoint" in failed["ledger.inclusion"], out
@@ -123,13 +132,11 @@ async def test_verify_inclusion_checkpoint_signed_by_a_rogue_key_fails(
     rogue = rotate(tmp_path / "rogue")
     rogue.publish(store)
     ledger = Ledger(store, published.tenant)
-    size = max(ledger.checkpoint_sizes())
-    (store.root / checkpoint_key(published.tenant, size)).unlink()
-    Notary(rogue).seal(ledger, size)  # the same tree head, signed by the rogue key
+    Notary(rogue).seal(ledger, ledger.size())  # the same tree head, signed by the rogue key
     rc, out = await custody_cli(settings, "verify", published.sha256, tenant=published.tenant)
     failed = _failed(out)
     assert rc == Exit.VERIFY_FAILED, out
-    assert failed["ledger.inclusion"] == f"checkpoint {size} not signed by a trusted key"
+    assert failed["ledger.inclusion"] == "the newest checkpoint not signed by a trusted key"
 
 
 async def test_verify_inclusion_all_reports_a_corrupt_record_and_verifies_the_rest(
@@ -175,30 +182,32 @@ def _mine(ledger: Ledger) -> set[int]:
     return {e.seq for e in ledger.for_document(DOC)}
 
 
-def test_verify_inclusion_witnessed_checkpoint_proves_the_documents_events(tmp_path: Path) -> None:
-    """With a witness, the proof is against its newest note; later events are only counted."""
+def test_verify_inclusion_archived_checkpoint_proves_the_documents_events(tmp_path: Path) -> None:
+    """The proof is against the newest checkpoint, every archived note holds; later events
+    are only counted."""
     ledger, signer, witness = _log(tmp_path)
     keys = {signer.kid: signer.public_record()}
     ledger.notary = None  # an append nobody sealed: beyond every checkpoint
-    ledger.append("verified", sha256=DOC)
-    check = LogProofs(witness).check(ledger, _mine(ledger), keys)
-    assert check.ok, check
-    assert check.detail == "3 events in witnessed checkpoint 5; 1 after it, not yet checkpointed"
+    ledger.append("exported", sha256=DOC)
+    checks = LogProofs(witness).checks(ledger, _mine(ledger), keys)
+    assert all(c.ok for c in checks), checks
+    assert checks[0].detail == "3 events in checkpoint 5; 1 after it, not yet checkpointed"
+    assert "5 archived notes hold" in checks[1].detail
 
 
-def test_verify_inclusion_witness_catches_a_rewritten_store_log(tmp_path: Path) -> None:
-    """Another document's event altered and the store's checkpoints re-sealed by the same
-    key: the store agrees with itself, the witness's note still does not."""
+def test_verify_inclusion_archive_catches_a_rewritten_store_log(tmp_path: Path) -> None:
+    """Another document's event altered and the log rebuilt and re-signed by the same key:
+    the store agrees with itself, the archived notes still do not."""
     ledger, signer, witness = _log(tmp_path)
     keys = {signer.kid: signer.public_record()}
-    path = Path(tmp_path / "objects" / event_key("t", 2))
-    path.write_bytes(path.read_bytes().replace(b'"staged"', b'"stagex"'))
-    for size in ledger.checkpoint_sizes():
-        Path(tmp_path / "objects" / checkpoint_key("t", size)).unlink()
-    Notary(signer).seal(ledger, 5)
-    assert LogProofs().check(ledger, _mine(ledger), keys).ok  # the store alone is fooled
-    check = LogProofs(witness).check(ledger, _mine(ledger), keys)
-    assert not check.ok and "event 1 (leaf 0) not in witnessed checkpoint 5" in check.detail
+    events = history(tmp_path / "objects", "t")
+    events[1] = events[1].model_copy(update={"kind": "stagex"})
+    store = forge(tmp_path / "objects", "t", events, Notary(signer))
+    forged = Ledger(store, "t")
+    assert all(c.ok for c in LogProofs().checks(forged, _mine(forged), keys))  # fooled alone
+    inclusion, archived = LogProofs(witness).checks(forged, _mine(forged), keys)
+    assert inclusion.ok and not archived.ok
+    assert "archived checkpoint 2 disagrees with the log (rewritten)" in archived.detail
 
 
 def test_verify_inclusion_untrusted_keys_prove_nothing(tmp_path: Path) -> None:
@@ -212,4 +221,4 @@ def test_verify_inclusion_untrusted_keys_prove_nothing(tmp_path: Path) -> None:
         == {}
     )
     check = LogProofs(witness).check(ledger, _mine(ledger), {})
-    assert not check.ok and check.detail == "the witness holds no checkpoint a trusted key signed"
+    assert not check.ok and check.detail == "the newest checkpoint not signed by a trusted key"

@@ -37,8 +37,6 @@ from starter.local.codec_server import codec_port, codec_token, create_app, ui_o
 from starter.local.stack import Stack
 from tests.helpers import make_settings
 
-pytestmark = pytest.mark.slow
-
 CHROMIUM = Path("/usr/bin/chromium")
 PHI = Path(__file__).resolve().parents[3] / "docs" / "phi.md"
 SECTION = "## Seeing decoded payloads in the Web UI"

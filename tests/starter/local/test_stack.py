@@ -10,14 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from custody import cpus
 from starter.bench.sched import helper_pids
 
-pytestmark = pytest.mark.slow
-
-SERVICES = {"temporal", "codec-server", "worker-io", "worker-ocr"}
+SERVICES = {"temporal", "codec-server", "witness", "worker-io", "worker-ocr"}
 
 
 def _free_port() -> int:
@@ -45,6 +41,7 @@ def test_stack_up_submit_down_up_keeps_everything(tmp_path: Path, corpus: Path) 
         "CUSTODY_TEMPORAL_ADDRESS": f"127.0.0.1:{_free_port()}",
         "CUSTODY_TEMPORAL_UI_PORT": str(_free_port()),
         "CUSTODY_CODEC_PORT": str(_free_port()),
+        "CUSTODY_WITNESS_PORT": str(_free_port()),
     }
     scan = corpus / "ocr_gt" / "tess_phototest.tif"
     try:
@@ -54,6 +51,13 @@ def test_stack_up_submit_down_up_keeps_everything(tmp_path: Path, corpus: Path) 
         rc, out = _cli(env, "submit", str(scan), "--wait")
         assert rc == 0 and out["documents"][0]["state"] == "published"
         sha = out["documents"][0]["sha256"]
+        # The stack's witness cosigned the ledger, from a folder outside the object store.
+        rc, verified = _cli(env, "verify", sha)
+        checks = {c["name"]: c for c in verified["reports"][0]["checks"]}
+        assert rc == 0 and checks["ledger.witness"]["ok"], verified
+        assert "quorum 1" in checks["ledger.witness"]["detail"]
+        assert (tmp_path / "home" / "witness-state" / "witness.key").exists()
+        assert not list((tmp_path / "home" / "objects").rglob("witness.key"))
         rc, down = _cli(env, "down")
         assert rc == 0 and set(down["stopped"]) == SERVICES
         rc, up = _cli(env, "up", "--detach")

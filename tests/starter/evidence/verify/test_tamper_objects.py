@@ -1,14 +1,15 @@
 """One byte of every object a document has, altered in turn: each is caught by its named check.
 
-A real scan is published through the real pipeline (dev server, default engine)
-and a rejected document concluded beside it, once for the module; each case
-alters one object in its own copy of the store and runs ``verify_document``
-with the trust anchor taken from the settings (the local signing keys).
+A real scan published through the real pipeline (dev server, the session's
+engine) and a rejected document concluded beside it, once for the session
+(``tests/published.py``), are copied for the module and the scan released once;
+each case alters one object in its own copy of the store and runs
+``verify_document`` with the trust anchor taken from the settings (the local
+signing keys).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -20,18 +21,19 @@ from activities.engines.base import OcrEngine
 from custody import egress as eg
 from custody import ids
 from custody.canonical import canonical_json
-from custody.ledger.events import event_key
+from custody.ledger.events import Ledger
 from custody.ledger.signing import PUBLIC_PREFIX, public_keys, rotate
 from custody.models import SignedRecord
 from custody.settings import Settings
 from custody.stores import ObjectStore
 from custody.stores.local import LocalStore
 from custody.stores.s3 import S3Store
-from starter.client.submit import submit, wait
 from starter.evidence.trust import TrustAnchors, fingerprint
 from starter.evidence.verify.document import verify_document
+from tests.custody.ledger.forge import replace_event
 from tests.custody.stores.test_store_contract import _s3_store
-from tests.helpers import custody_cli, make_settings, publish_scan, running_pipeline
+from tests.helpers import custody_cli, running_pipeline
+from tests.published import Published, copy_published
 
 
 class Docs:
@@ -45,31 +47,26 @@ class Docs:
 @pytest.fixture(scope="module")
 async def docs(
     temporal_client: Client,
-    temporal_address: str,
+    published_once: Published,
     tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
     ocr_engine: OcrEngine,
 ) -> Docs:
-    tenant = "tamper-" + os.urandom(4).hex()
     home = tmp_path_factory.mktemp("tamper")
-    settings = make_settings(home, temporal_address)
-    junk = home / "not-a-document.bin"
-    junk.write_bytes(b"\x00\x01 not any supported type " + os.urandom(16))
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        published = await publish_scan(custody, corpus, tenant)
-        sub = await submit(custody, junk, tenant=tenant)
-        await wait(custody, sub.sha256, tenant=tenant)
-        # A release of the published document, so its receipt is one of its objects.
+    p = copy_published(published_once, home)  # a published and a rejected document
+    settings, tenant = p.settings, p.tenant
+    async with running_pipeline(temporal_client, settings, ocr_engine, with_ocr_worker=False):
+        # A release of the published document, so its receipt is one of its objects
+        # (to a recipient of this module's own: the copies share the tenant).
         outbox = str(home / "outbox")
         rc, _ = await custody_cli(
             settings, "recipients", "add", "clinic-t", "--outbox", outbox, tenant=tenant
         )
         assert rc == 0
         rc, answer = await custody_cli(
-            settings, "release", published, "--to", "clinic-t", "--wait", tenant=tenant
+            settings, "release", p.sha256, "--to", "clinic-t", "--wait", tenant=tenant
         )
         assert rc == 0, answer
-    return Docs(settings, tenant, published, sub.sha256, str(answer["release_id"]))
+    return Docs(settings, tenant, p.sha256, p.rejected, str(answer["release_id"]))
 
 
 def _copy(docs: Docs, tmp_path: Path) -> LocalStore:
@@ -109,10 +106,13 @@ def _packet_marker(s: LocalStore, d: Docs) -> Path:
     return s.root / f"ledger/{d.tenant}/by-doc/{d.published}/{event.seq:012d}"
 
 
-def _validated_event(s: LocalStore, d: Docs) -> Path:
+def _flip_validated_event(s: LocalStore, d: Docs, offset: int) -> None:
+    """One byte of the record's ``validated`` event flipped where it sits, in its bundle."""
     event = _record(s, d).record.packet_event
     assert event is not None
-    return s.root / event_key(d.tenant, event.seq)
+    entry = bytearray(Ledger(s, d.tenant).entry(event.seq))
+    entry[offset] ^= 0x01
+    replace_event(s, d.tenant, event.seq, bytes(entry))
 
 
 def _repaged(s: LocalStore, d: Docs, tmp: Path) -> None:
@@ -173,7 +173,7 @@ CASES: dict[str, tuple[Tamper, str, str]] = {
         P,
     ),
     "index entry removed": (lambda s, d, t: _packet_marker(s, d).unlink(), "index.entries", P),
-    "ledger event": (lambda s, d, t: _flip(_validated_event(s, d), 30), "ledger.chain", P),
+    "ledger event": (lambda s, d, t: _flip_validated_event(s, d, 30), "ledger.chain", P),
     "signing key record": (
         lambda s, d, t: _replace(_key_record(s, d), b'"development":true', b'"development":false'),
         "record.signature",

@@ -1,0 +1,121 @@
+"""What a referral field's value looks like: a date, an identifier, a name, free text.
+
+Each parser takes the words found where a label points and returns the value
+in normal form, the words it used, and how sure the words make it: OCR's
+confidence in them, less where they leave doubt (two dates after one label, a
+misread no dictionary repairs). A word a dictionary knows corroborates itself,
+so free text counts OCR's doubt only over the words it does not know; a date
+or an identifier counts it over every word. None when the words are no such
+value, so the next place the label points is tried.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from activities.fields.choose import ocr_confidence
+from activities.fields.layout import Token, joined
+from activities.fields.normalise import dates_in, identifier, plain_text
+from activities.fields.wording import check, english
+from custody.fields import FieldValueType
+
+Parsed = tuple[FieldValueType, Sequence[Token], float]
+Parser = Callable[[Sequence[Token]], Parsed | None]
+
+#: How sure OCR must be of a free-text word no dictionary knows (measured: names read
+#: right are 0.95 or more on drawn referrals, degraded ones included).
+WORD_BAR = 0.95
+#: How much less sure free text is with a word that fails that check: below every bar.
+IMPLAUSIBLE = 0.8
+#: Words that join a label to its value in a sentence ("number is P-0042").
+_LINKING = frozenset({"is", "was", "of", "no", "no.", "number", "=", "-", ":"})
+#: A label's words followed by one of these are a sentence's, not a label's value.
+_VERBS = frozenset({"is", "was", "are", "were", "has", "have", "had", "will", "would"})
+_ID_PIECE = re.compile(r"^[-/.]?[A-Z0-9]*\d[A-Z0-9]*[).,;]?$|^[-/.][A-Z0-9]{1,3}[).,;]?$|^[-/.]$")
+_ID = re.compile(r"^[A-Za-z]{0,6}[#]?[A-Za-z0-9]*(?:[-/. ]?[A-Za-z0-9]+)*$")
+_TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?", re.I)
+
+
+def date(tokens: Sequence[Token]) -> Parsed | None:
+    hits = dates_in(joined(tokens))
+    if not hits:
+        return None
+    # Two dates after one label (a range, a DOB run on) leave it unsure which.
+    quality = (0.8 if hits[0].repaired else 1.0) * (0.8 if len(hits) > 1 else 1.0)
+    return hits[0].iso, tokens, quality * ocr_confidence(tokens)
+
+
+def identifier_value(tokens: Sequence[Token]) -> Parsed | None:
+    """An identifier as printed, its pieces rejoined ("P630 306", "PT-0421 -A", "SUB/2291-07")."""
+    rest = list(tokens)
+    while rest[1:] and rest[0].text.lower() in _LINKING:
+        rest.pop(0)
+    used = [rest[0]]
+    for tok in rest[1:]:
+        close = tok.x0 - used[-1].x1 <= 1.0 * tok.height
+        if not close or not _ID_PIECE.match(tok.text) or used[-1].text.endswith((")", ",", ";")):
+            break
+        used.append(tok)
+    value = identifier(_rejoined(used)).rstrip(").,;")
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if not _ID.match(value) or digits < 3 or letters > 6 or len(value) > 24 or dates_in(value):
+        return None
+    return value, used, (1.0 if len(used) == 1 else 0.97) * ocr_confidence(used)
+
+
+def _rejoined(pieces: Sequence[Token]) -> str:
+    """Pieces OCR split: touching ones run together, ones a space apart keep the space."""
+    text = pieces[0].text
+    for before, tok in zip(pieces, pieces[1:], strict=False):
+        text += ("" if tok.x0 - before.x1 <= 0.35 * tok.height else " ") + tok.text
+    return text
+
+
+def text(tokens: Sequence[Token]) -> Parsed | None:
+    """Free text, its words checked: OCR is often sure of a word it misread ("Persisient").
+
+    A word no dictionary knows (a name, a misread) must be one OCR was very
+    sure of, and a visible slip ("J1n", an accent) one a known word repairs;
+    otherwise the value is made unsure enough to need review.
+    """
+    if sum(c.isalpha() for c in joined(tokens)) < 2 or tokens[-1].text.endswith(":"):
+        return None  # empty, or the next label of a list rather than a value
+    if tokens[0].text.lower() in _VERBS:
+        return None  # "The main concern is worsening ...": a sentence, read as one
+    checked = check(tokens, english)
+    plausible = not checked.doubt and checked.confidence >= WORD_BAR
+    sure = checked.confidence * (1.0 if plausible else IMPLAUSIBLE)
+    return plain_text(joined(list(checked.tokens))), tokens, sure
+
+
+def reason(tokens: Sequence[Token]) -> Parsed | None:
+    """A reason: free text whose words a dictionary mostly knows. Clinical words it lacks
+    ("apnoea") pass one at a time; two unknown words are a misread line ("Atriai fibriliation")
+    far more often than a reason, however sure OCR was of them."""
+    parsed = text(tokens)
+    if parsed is None:
+        return None
+    unknown = [w for w in re.findall(r"[A-Za-z]+", str(parsed[0])) if not english(w)]
+    return parsed if len(unknown) < 2 else (parsed[0], parsed[1], IMPLAUSIBLE * parsed[2])
+
+
+def person(tokens: Sequence[Token]) -> Parsed | None:
+    """A clinician's name: free text of two to five words, no digits, a capital to start."""
+    parsed = text(tokens)
+    if parsed is None:
+        return None
+    value = str(parsed[0])
+    words = value.split()
+    if any(c.isdigit() for c in value) or not 2 <= len(words) <= 5 or not value[:1].isupper():
+        return None
+    return value, parsed[1], parsed[2] * (1.0 if _TITLED.match(value) else 0.97)
+
+
+def place(tokens: Sequence[Token]) -> Parsed | None:
+    """A clinic's name: free text of at most eight words, no more than a house number in it."""
+    parsed = text(tokens)
+    if parsed is None or len(str(parsed[0]).split()) > 8:
+        return None
+    return parsed

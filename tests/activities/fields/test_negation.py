@@ -1,0 +1,61 @@
+"""Consent's negation rules: NegEx with consent's own targets and triggers."""
+
+from __future__ import annotations
+
+import pytest
+
+from activities.fields.negation import polarity, speaks_of_consent
+
+#: The probe sentences of the shared facts sheet (round 3, section 1) and their answers.
+PROBES = [
+    ("Consent to share these notes has NOT been given.", False),
+    ("The participant has given written consent to share these notes.", True),
+    ("Patient declined consent to share records.", False),
+    ("No consent to share has been obtained.", False),
+    ("She is happy for us to share this letter with your team.", True),
+    ("Consent was withdrawn on 3 May.", False),
+]
+
+
+@pytest.mark.parametrize(("sentence", "answer"), PROBES)
+def test_polarity_reads_the_facts_sheet_probes(sentence: str, answer: bool) -> None:
+    """Each probe sentence gives or refuses consent as a reader would take it."""
+    assert polarity(sentence) is answer
+
+
+@pytest.mark.parametrize(
+    ("statement", "answer"),
+    [
+        ("The patient consents to information being shared with the study team", True),
+        ("The patient does not consent to information being shared", False),
+        ("I do not consent to my records being shared", False),
+        ("Consent to share declined", False),
+        ("The patient refused permission to share.", False),
+        ("He doesn\u2019t wish his details to be shared.", False),
+        ("Verbal consent to share was obtained today.", True),
+    ],
+)
+def test_polarity_reads_box_statements_and_refusals(statement: str, answer: bool) -> None:
+    """A box's statement, a refusal word before or after the target, a curly apostrophe."""
+    assert polarity(statement) is answer
+
+
+def test_polarity_is_unsure_of_double_negation_and_of_mixed_answers() -> None:
+    """Where NegEx is known to read wrong, nobody guesses: two negations, or yes and no at once."""
+    assert polarity("She did not decline consent to share.") is None
+    assert polarity("He consents to sharing, but his wife does not consent.") is None
+    assert polarity("Referral for knee pain.") is None
+    assert polarity("The patient does notconsent to sharing.") is None  # a word run in by OCR
+    assert polarity("Iconsent to my records being shared") is True
+
+
+def test_a_terminator_ends_a_triggers_reach() -> None:
+    """A "no" in the sentence before, or across "but", does not negate consent."""
+    assert polarity("No known allergies. Consent to share was obtained.") is True
+    assert polarity("There were no concerns but consent was given.") is True
+
+
+def test_speaks_of_consent_finds_wordings_without_the_word() -> None:
+    """Consent has no single word: agreeing and permission speak of it too."""
+    assert speaks_of_consent("The participant agreed to the sharing of these notes.")
+    assert not speaks_of_consent("Please offer an outpatient appointment.")
