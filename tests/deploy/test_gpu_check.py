@@ -18,7 +18,7 @@ import pytest
 
 from activities.engines.rapid_models import cuda_available
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # real benches, minutes
 
 _ROOT = Path(__file__).resolve().parents[2]
 

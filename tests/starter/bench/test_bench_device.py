@@ -19,7 +19,7 @@ import pytest
 
 from activities.engines.rapid_models import cuda_available
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # real benches, minutes
 
 _SLICE = ("funsd_82251504.png", "tess_phototest.tif")  # one page each
 

@@ -31,7 +31,8 @@ from custody.stores.local import LocalStore
 from starter.bench.ocr import documents
 from starter.bench.textmetrics import word_f1
 
-pytestmark = pytest.mark.slow
+# The corpus fixtures read 22 pages twice: minutes on a shared 2-core box.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 Docs = dict[str, list[GrayPage]]
 Read = dict[str, list[PageText]]
