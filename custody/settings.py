@@ -106,6 +106,22 @@ class Settings(BaseSettings):
     ocr_device: Literal["auto", "cpu", "cuda"] = "auto"
     # CPUs of the engine's own (custody.cpus): auto, off, or a list like "2,3".
     engine_cpus: str = "auto"
+    # Batched OCR (activities.engines.batched, rapidocr only): at most this many pages of
+    # the documents in flight share a detector call; 0: off, a page per lane (the CPU
+    # default). The GPU pool batches (deploy/k8s/worker-ocr-gpu.yaml).
+    ocr_batch_pages: int = Field(default=0, ge=0)
+    # Its helper processes (batches in flight); 0: one per engine core on a CPU, 4 on a GPU.
+    ocr_batch_streams: int = Field(default=0, ge=0)
+    # How long a batch waits for more pages than are already queued (0: none).
+    ocr_batch_wait_ms: float = Field(default=0.0, ge=0)
+    # A batched engine on CUDA: onnxruntime's CUDA provider, or TensorRT through it.
+    ocr_gpu_provider: Literal["cuda", "tensorrt"] = "cuda"
+    ocr_cuda_graphs: bool = False  # replay the detector as captured CUDA graphs
+    # Routing (starter.client.route): with a GPU queue named, a new document goes there
+    # while that queue's backlog is under ocr_gpu_max_backlog, else to ocr_task_queue.
+    ocr_gpu_task_queue: str | None = None
+    ocr_gpu_max_backlog: int = Field(default=32, ge=0)
+    ocr_route_refresh_s: float = Field(default=2.0, ge=0)  # how stale a backlog reading may be
     # From `custody bench ocr` calibration of the default engine on the shared
     # corpus and its degraded classes (docs/ocr-benchmark.md, "Calibrated bands").
     confidence_floor: float = Field(default=0.50, ge=0, le=1)

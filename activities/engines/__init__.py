@@ -5,6 +5,7 @@ this face names the modules and imports none of them.
 
 base          The OCR engine behind the OCR activity: a small protocol and its EasyOCR
               implementation.
+batched       PP-OCRv6 in batches across pages and lines, for a GPU OCR worker (issue #32).
 lane_helper   A helper process per engine lane: the worker's side of the pipe, and its framing.
 lanes         Engine lanes: the OCR worker holds more documents than it recognises at once.
 rapid         PP-OCRv6 (RapidOCR on onnxruntime) behind the ``OcrEngine`` protocol.
@@ -24,6 +25,7 @@ tesseract     Tesseract behind the ``OcrEngine`` protocol, optionally refined by
 
 __all__ = [
     "base",
+    "batched",
     "lane_helper",
     "lanes",
     "rapid",

@@ -29,6 +29,8 @@ import numpy.typing as npt
 from custody.errors import HelperError
 
 _FRAME = struct.Struct("<BI")
+#: A batch request's page count (``batches``).
+COUNT = struct.Struct("<I")
 _OK, _FAILED = 0, 1
 
 
@@ -72,10 +74,14 @@ class LaneHelper:
 
     def _exchange(self, request: bytes, gray: npt.NDArray[np.uint8], timeout_s: float) -> bytes:
         """Send ``request`` and the page's pixels; the answer's payload, by ``timeout_s``."""
+        return self._exchange_parts([request, pixels(gray)], timeout_s)
+
+    def _exchange_parts(self, parts: list[bytes | memoryview], timeout_s: float) -> bytes:
+        """Send ``parts`` one after another; the answer's payload, by ``timeout_s``."""
         proc = self._running()
         try:
-            _write_all(_fd(proc.stdin), request)
-            _write_all(_fd(proc.stdin), np.ascontiguousarray(gray).data.cast("B"))
+            for part in parts:
+                _write_all(_fd(proc.stdin), part)
             status, payload = _read_frame(_fd(proc.stdout), timeout_s)
         except (OSError, HelperError) as err:
             self.close()
@@ -129,6 +135,26 @@ def requests(request: struct.Struct) -> Iterator[tuple[tuple[int, ...], bytes]]:
         except HelperError:
             return
         yield fields, pixels
+
+
+def batches(request: struct.Struct) -> Iterator[list[tuple[tuple[int, ...], bytes]]]:
+    """Each batch from the worker: a ``<I>`` count, then that many requests as ``requests``
+    reads them (a count of 0 asks for a report); until the worker closes the pipe or exits."""
+    while True:
+        try:
+            (count,) = COUNT.unpack(_read_exact(0, COUNT.size, None))
+            batch = []
+            for _ in range(count):
+                fields = request.unpack(_read_exact(0, request.size, None))
+                batch.append((fields, _read_exact(0, fields[0] * fields[1], None)))
+        except HelperError:
+            return
+        yield batch
+
+
+def pixels(gray: npt.NDArray[np.uint8]) -> memoryview:
+    """A page's 8-bit pixels as the bytes a helper reads."""
+    return np.ascontiguousarray(gray).data.cast("B")
 
 
 # -- framing -------------------------------------------------------------------------

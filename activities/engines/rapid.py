@@ -132,9 +132,7 @@ class RapidOcrEngine:
         started = time.perf_counter()
         gray = _as_gray_u8(image)
         height, width = gray.shape
-        side, limit = self.detector_side(width, height)
-        with self._helper() as helper:
-            lines, flipped = helper.read(gray, self.tuning.timeout_s, side, limit)
+        lines, flipped = self._read(gray, *self.detector_side(width, height))
         words = [w for line in lines for w in _words(line, width, height)]
         # Boxes stay in the page's pixels; the text follows the page as it reads.
         upright = [_turned(w, width, height) for w in words] if flipped else words
@@ -154,6 +152,11 @@ class RapidOcrEngine:
         if max(width, height) > t.det_max_side:
             return t.det_max_side, LIMIT_MAX
         return t.det_min_side, LIMIT_MIN
+
+    def _read(self, gray: GrayPage, side: int, limit: int) -> tuple[list[Line], bool]:
+        """The page's lines and whether it was read turned over: by a lane's own helper."""
+        with self._helper() as helper:
+            return helper.read(gray, self.tuning.timeout_s, side, limit)
 
     def pin(self, cpus: tuple[int, ...]) -> None:
         """Run the helpers on these cores, helper i on ``cpus[i % len]`` (custody.cpus)."""
@@ -234,7 +237,7 @@ def _ort_version() -> str:
 
 
 def _words(line: Line, width: int, height: int) -> list[Word]:
-    """The line's words as the helper boxed them (``rapid_reader._boxed``), kept on the page."""
+    """The line's words as the helper boxed them (``rapid_reader.boxed``), kept on the page."""
     _, _, _, found = line
     return [
         Word(text=w.strip(), confidence=min(max(s, 0.0), 1.0), box=_clipped(q, width, height))

@@ -68,7 +68,7 @@ class Reader:
         """The page's lines, detected at ``side`` px (long side capped, or short side raised),
         each with its words boxed tight, in the page's own pixels."""
         lines, flipped = self._oriented(gray, side, limit)
-        return [_boxed(gray, line) for line in lines], flipped
+        return [boxed(gray, line) for line in lines], flipped
 
     def _oriented(
         self, gray: npt.NDArray[np.uint8], side: int, limit: int
@@ -81,51 +81,59 @@ class Reader:
         if not self._orientation or not self._upside_down(page, lines):
             return lines, False
         turned = self._lines(cv2.rotate(page, cv2.ROTATE_180))
-        if _mean_score(turned) <= _mean_score(lines):
+        if mean_score(turned) <= mean_score(lines):
             return lines, False
         height, width = gray.shape
-        return [_turn_line(line, width, height) for line in turned], True
+        return [turn_line(line, width, height) for line in turned], True
 
     def _lines(self, page: npt.NDArray[Any]) -> list[Line]:
         # A RapidOCROutput when detection and recognition both ran, else an empty result.
         out: Any = self._ocr(page, use_cls=False, return_word_box=self._word_boxes)
-        if out.txts is None or out.boxes is None or len(out.txts) == 0:
-            return []
-        words = list(out.word_results) if self._word_boxes else []
-        # rapidocr drops lines whose word list is empty, so its words line up
-        # with the lines only when none was dropped; otherwise the engine splits.
-        aligned = len(words) == len(out.txts)
-        return [
-            (
-                np.asarray(box, dtype=float).tolist(),
-                str(text),
-                float(score),
-                [(str(w), float(s), np.asarray(b, dtype=float).tolist()) for w, s, b in words[i]]
-                if aligned
-                else [],
-            )
-            for i, (box, text, score) in enumerate(
-                zip(out.boxes, out.txts, out.scores, strict=True)
-            )
-        ]
+        return lines_of(out, self._word_boxes)
 
     def _upside_down(self, page: npt.NDArray[Any], lines: list[Line]) -> bool:
-        from rapidocr.utils.process_img import get_rotate_crop_image
-
-        quads = [
-            np.asarray(q, dtype=np.float32) for q, *_ in lines if _aspect(q) >= _SAMPLE_MIN_ASPECT
-        ]
-        quads.sort(key=lambda q: -float(np.linalg.norm(q[1] - q[0])))
-        if not quads:
-            return False
-        crops = [get_rotate_crop_image(page, q) for q in quads[:_SAMPLE_LINES]]
-        verdicts = self._cls(crops).cls_res or []
-        turned = sum(float(score) for label, score in verdicts if "180" in label)
-        total = sum(float(score) for _, score in verdicts)
-        return total > 0 and turned > _TURNED_SHARE * total
+        crops = sample_crops(page, lines)
+        return bool(crops) and turned_by_vote(self._cls(crops).cls_res or [])
 
 
-def _boxed(gray: npt.NDArray[np.uint8], line: Line) -> Line:
+def lines_of(out: Any, word_boxes: bool) -> list[Line]:
+    """The lines of a ``RapidOCROutput`` (none when detection or recognition found nothing)."""
+    if out.txts is None or out.boxes is None or len(out.txts) == 0:
+        return []
+    words = list(out.word_results) if word_boxes else []
+    # rapidocr drops lines whose word list is empty, so its words line up
+    # with the lines only when none was dropped; otherwise the engine splits.
+    aligned = len(words) == len(out.txts)
+    return [
+        (
+            np.asarray(box, dtype=float).tolist(),
+            str(text),
+            float(score),
+            [(str(w), float(s), np.asarray(b, dtype=float).tolist()) for w, s, b in words[i]]
+            if aligned
+            else [],
+        )
+        for i, (box, text, score) in enumerate(zip(out.boxes, out.txts, out.scores, strict=True))
+    ]
+
+
+def sample_crops(page: npt.NDArray[Any], lines: list[Line]) -> list[npt.NDArray[Any]]:
+    """The page's longest wide lines, cropped upright: what the classifier votes on."""
+    from rapidocr.utils.process_img import get_rotate_crop_image
+
+    quads = [np.asarray(q, dtype=np.float32) for q, *_ in lines if _aspect(q) >= _SAMPLE_MIN_ASPECT]
+    quads.sort(key=lambda q: -float(np.linalg.norm(q[1] - q[0])))
+    return [get_rotate_crop_image(page, q) for q in quads[:_SAMPLE_LINES]]
+
+
+def turned_by_vote(verdicts: list[tuple[str, float]]) -> bool:
+    """Whether the classifier's confidence on the sampled lines says the page is turned over."""
+    turned = sum(float(score) for label, score in verdicts if "180" in label)
+    total = sum(float(score) for _, score in verdicts)
+    return total > 0 and turned > _TURNED_SHARE * total
+
+
+def boxed(gray: npt.NDArray[np.uint8], line: Line) -> Line:
     """The line with its words (the recogniser's, or split from the line) boxed to their ink."""
     quad, text, score, found = line
     pieces = found or line_words(quad, text, score)
@@ -139,12 +147,12 @@ def _aspect(quad: list[list[float]]) -> float:
     return width / max(height, 1.0)
 
 
-def _mean_score(lines: list[Line]) -> float:
+def mean_score(lines: list[Line]) -> float:
     chars = sum(len(text) for _, text, _, _ in lines)
     return sum(score * len(text) for _, text, score, _ in lines) / chars if chars else 0.0
 
 
-def _turn_line(line: Line, width: int, height: int) -> Line:
+def turn_line(line: Line, width: int, height: int) -> Line:
     quad, text, score, words = line
     return (
         _turn_quad(quad, width, height),

@@ -41,9 +41,7 @@ def build_engine(settings: Settings, *, warm: bool = True) -> OcrEngine:
     threads = settings.effective_torch_threads()
     engine: Engine
     if settings.ocr_engine == "rapidocr":
-        engine = RapidOcrEngine(
-            _lane_threads(settings), device=settings.ocr_device, **_deadline(settings)
-        )
+        engine = _rapid(settings, _lane_threads(settings), _deadline(settings))
     elif settings.ocr_engine == "easyocr":
         engine = EasyOcrEngine(torch_threads=threads, device=settings.ocr_device)
     elif settings.ocr_engine == "hybrid":
@@ -64,16 +62,22 @@ def build_recorded(
     *,
     warm: bool = True,
     device: str = "auto",
+    batched: Settings | None = None,
 ) -> OcrEngine:
     """The engine a result recorded (its ``engine`` name and ``params``), tuned as it was.
 
     Only tuning keys are taken from ``params``; the rest (device, languages,
-    thread counts) describe the host or are fixed by the engine.
+    thread counts, batch settings) describe the host or are fixed by the engine.
+    ``batched``: the settings of a batched worker, whose batches stay its own.
     """
     engine: Engine
     if name == "rapidocr":
         recorded = RAPID_TUNING_BEFORE_RECORDED | dict(params)
-        engine = RapidOcrEngine(torch_threads, device=device, **_tuning(RapidTuning, recorded))
+        tuning = _tuning(RapidTuning, recorded)
+        if batched is not None:  # a batched worker reads the pinned tuning in batches
+            engine = _rapid(batched, torch_threads, tuning)
+        else:
+            engine = RapidOcrEngine(torch_threads, device=device, **tuning)
     elif name == "easyocr":
         engine = EasyOcrEngine(torch_threads, device=device, **_tuning(EasyOcrTuning, params))
     elif name in ("tesseract", "tesseract+easyocr"):
@@ -100,6 +104,25 @@ def give_cores(engine: OcrEngine, plan: CpuPlan) -> bool:
     return True
 
 
+def _rapid(settings: Settings, threads: int, tuning: dict[str, Any]) -> RapidOcrEngine:
+    """PP-OCRv6 in lanes, or batched across pages when ``CUSTODY_OCR_BATCH_PAGES`` is set."""
+    if not settings.ocr_batch_pages:
+        return RapidOcrEngine(threads, device=settings.ocr_device, **tuning)
+    from activities.engines.batched.engine import BatchedRapidEngine
+    from activities.engines.batched.tuning import BatchTuning
+
+    plan = settings.cpu_plan()
+    batch = BatchTuning(
+        pages=settings.ocr_batch_pages,
+        streams=settings.ocr_batch_streams or (len(plan.engine) if plan else 0),
+        wait_ms=settings.ocr_batch_wait_ms,
+        cuda_graphs=settings.ocr_cuda_graphs,
+    )
+    return BatchedRapidEngine(
+        threads, device=settings.ocr_device, batch=batch, gpu=settings.ocr_gpu_provider, **tuning
+    )
+
+
 def _lane_threads(settings: Settings) -> int:
     """onnxruntime threads per helper: one when each lane has a core of its own, else a share."""
     return 1 if settings.cpu_plan() is not None else settings.effective_torch_threads()
@@ -124,7 +147,10 @@ def configured_engine(settings: Settings, registry: ConfigRegistry, actor: str) 
     else:
         rapid = pinned.engine == "rapidocr"
         threads = _lane_threads(settings) if rapid else settings.effective_torch_threads()
-        engine = build_recorded(pinned.engine, pinned.params, threads, device=settings.ocr_device)
+        batched = settings if settings.ocr_batch_pages else None
+        engine = build_recorded(
+            pinned.engine, pinned.params, threads, device=settings.ocr_device, batched=batched
+        )
         installed = engine.model_hashes()
         if installed != pinned.model_hashes:
             # Same parameters over other model files would not be the known-good one.

@@ -87,6 +87,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     docs = documents(corpus, args.limit) if corpus.is_dir() else []
     if not docs:
         return fail(args.json, Code.USAGE, f"no scans with ground truth under {corpus}", Exit.USAGE)
+    if args.device is not None:  # the batched engine in process (starter.bench.device)
+        from starter.bench import device
+
+        return device.run(args, settings, docs)
     # torch's notices about CPU-only pinning and quantisation: noise here.
     warnings.filterwarnings("ignore", message=".*(pin_memory|quantiz).*")
     warnings.filterwarnings("ignore", category=DeprecationWarning)

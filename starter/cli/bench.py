@@ -44,6 +44,31 @@ def _ocr(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="engine lanes for Custody's throughput (default: one per core)",
     )
+    _device(parser.add_argument_group("batched engine in process (--device; no Temporal)"))
+
+
+def _device(group: argparse._ArgumentGroup) -> None:
+    """``--device`` and its options: ``starter.bench.device``."""
+    group.add_argument(
+        "--device", choices=("cpu", "cuda"), default=None, help="the batched engine on this device"
+    )
+    group.add_argument(
+        "--in-flight", type=int, nargs="+", default=[1, 2, 4], help="documents read at once"
+    )
+    group.add_argument("--passes", type=int, default=5, help="timed passes after start-up")
+    group.add_argument("--batch-pages", type=int, default=16, help="pages per detector call")
+    group.add_argument("--streams", type=int, default=0, help="helpers (0: 4 on CUDA, else 1)")
+    group.add_argument(
+        "--line-px", type=int, default=1, help="recogniser call width step (1: exact widths)"
+    )
+    group.add_argument(
+        "--iobinding", action=argparse.BooleanOptionalAction, default=True, help="CTC head"
+    )
+    group.add_argument("--cuda-graphs", action="store_true", help="replay the detector")
+    group.add_argument("--gpu-provider", choices=("cuda", "tensorrt"), default="cuda")
+    group.add_argument(
+        "--profile-dir", type=Path, default=None, help="onnxruntime's profiler writes here"
+    )
 
 
 def _intake(parser: argparse.ArgumentParser) -> None:

@@ -36,6 +36,7 @@ from custody.stores import ObjectStore, open_store
 from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
+from starter.client import route
 from starter.client.connect import CustodyClient
 from starter.client.submit import _search_attributes, _summary
 from starter.evidence import bundle as ev
@@ -143,7 +144,7 @@ async def _rerun(client: CustodyClient, ref: ev.DocumentRef, release: Quarantine
         size_bytes=client.store.size(kept),
         submitted_at=datetime.now().astimezone(),
         io_task_queue=settings.io_task_queue,
-        ocr_task_queue=settings.ocr_task_queue,
+        ocr_task_queue=await route.ocr_queue(client),  # the GPU pool if it keeps up
         document_type=_declared_type(client, ref),
         review_deadline_s=settings.review_deadline_s,
         review_expiry_s=settings.review_expiry_s,

@@ -12,6 +12,7 @@ read       Read-side helpers for operators and scripts: status, result, listing.
 release    Release published documents to a registered recipient, and read egress back.
 review     Documents waiting for a person: the queue, what a reviewer needs, a signed decision.
 review_material  What a reviewer is shown of one document: fields and pages, as JSON.
+route      Which OCR pool a new document goes to: the GPU pool while it keeps up, else the CPU's.
 submit     What upstream Python systems call: ``submit`` a document, ``wait`` for it.
 """
 
@@ -28,5 +29,6 @@ __all__ = [
     "release",
     "review",
     "review_material",
+    "route",
     "submit",
 ]

@@ -51,7 +51,7 @@ from custody.queues import (
 from custody.refs import RefKeys
 from custody.reviews import REVIEW_WORKFLOW_NAME
 from custody.state.rules import get_policy, known_type
-from starter.client import backlog
+from starter.client import backlog, route
 from starter.client.admission import AdmissionRequest
 from starter.client.connect import CustodyClient
 from starter.client.documents import Hashed, measured, opened
@@ -163,7 +163,8 @@ async def _started(
         size_bytes=request.size_bytes,
         submitted_at=datetime.now(UTC),
         io_task_queue=client.settings.io_task_queue,
-        ocr_task_queue=client.settings.ocr_task_queue,
+        # The GPU pool while it keeps up, else the CPU pool (starter.client.route).
+        ocr_task_queue=await route.ocr_queue(client),
         signer=signer or {},
         captured_at=captured_at,
         document_type=str(document_type) if document_type is not None else None,

@@ -119,3 +119,15 @@ def test_manifests_every_deployment_has_a_disruption_budget(
     assert any(
         p["spec"]["podSelector"] == {} and len(p["spec"]["policyTypes"]) == 2 for p in policies
     )
+
+
+def test_manifests_gpu_pool_batches_with_concurrency_to_fill_them(
+    deployments: dict[str, Any],
+) -> None:
+    """The GPU pool runs the batched engine, with enough OCR activities to fill its batches:
+    one page in flight per activity, so concurrency covers every stream's batch."""
+    gpu = next(d for n, d in deployments.items() if "ocr-gpu" in n)
+    env = env_of(_pod(gpu)["containers"][0])
+    pages, streams = int(env["CUSTODY_OCR_BATCH_PAGES"]), int(env["CUSTODY_OCR_BATCH_STREAMS"])
+    assert pages > 1 and streams > 1 and env["CUSTODY_OCR_DEVICE"] == "cuda"
+    assert int(env["CUSTODY_OCR_CONCURRENCY"]) >= streams * 2

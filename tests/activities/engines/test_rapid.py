@@ -223,13 +223,13 @@ def test_line_words_split_a_line_in_proportion() -> None:
 
 def test_helper_boxes_a_lines_words_to_their_ink() -> None:
     """The helper sends words boxed tight: a line without word boxes is split, each box shrunk."""
-    from activities.engines.rapid_reader import _boxed
+    from activities.engines.rapid_reader import boxed
 
     gray = np.full((40, 200), 255, dtype=np.uint8)
     gray[12:28, 10:50] = 0  # "ab": ink at x 10-49, y 12-27
     gray[14:26, 80:180] = 0  # "cdefg"
     quad = [[0.0, 0.0], [200.0, 0.0], [200.0, 40.0], [0.0, 40.0]]
-    _, text, _, words = _boxed(gray, (quad, "ab cdefg", 0.8, []))
+    _, text, _, words = boxed(gray, (quad, "ab cdefg", 0.8, []))
     assert text == "ab cdefg" and [w for w, _, _ in words] == ["ab", "cdefg"]
     assert words[0][2] == [[10.0, 12.0], [50.0, 12.0], [50.0, 28.0], [10.0, 28.0]]
     assert words[1][2][0] == [80.0, 14.0] and words[1][1] == 0.8
