@@ -26,9 +26,11 @@ from tests.helpers import Rig
 from workers.common import deployment_config
 from workers.versioning import VERSIONED_WORKFLOWS, WORKFLOWS
 from workflows.document import DocumentWorkflow
+from workflows.outcomes import QuarantinedDocument, RejectedDocument
 from workflows.preview import PreviewWorkflow
 from workflows.redact import RedactWorkflow
 from workflows.release import ReleaseWorkflow
+from workflows.review import ReviewWorkflow
 
 
 def test_versioning_needs_both_name_and_build_id(tmp_path: Path) -> None:
@@ -42,19 +44,25 @@ def test_versioning_needs_both_name_and_build_id(tmp_path: Path) -> None:
 
 
 def test_versioning_each_workflow_type_states_its_behaviour() -> None:
-    """Documents, previews and views are pinned, releases auto-upgrade, under their names."""
+    """Documents, previews, views and concluded outcomes are pinned; releases and reviews
+    (which may wait days) auto-upgrade; each under its registered name."""
     behaviours = {}
     for cls in VERSIONED_WORKFLOWS:
         defn = workflow._Definition.must_from_class(cls)
         behaviours[defn.name] = defn.versioning_behavior
     plain = [workflow._Definition.must_from_class(c) for c in WORKFLOWS]
-    assert [DocumentWorkflow, ReleaseWorkflow, PreviewWorkflow, RedactWorkflow] == WORKFLOWS
-    assert behaviours == {
-        plain[0].name: VersioningBehavior.PINNED,
-        plain[1].name: VersioningBehavior.AUTO_UPGRADE,
-        plain[2].name: VersioningBehavior.PINNED,
-        plain[3].name: VersioningBehavior.PINNED,
-    }
+    assert [
+        DocumentWorkflow,
+        ReleaseWorkflow,
+        PreviewWorkflow,
+        RedactWorkflow,
+        ReviewWorkflow,
+        RejectedDocument,
+        QuarantinedDocument,
+    ] == WORKFLOWS
+    pinned, upgrading = VersioningBehavior.PINNED, VersioningBehavior.AUTO_UPGRADE
+    wanted = [pinned, upgrading, pinned, pinned, upgrading, pinned, pinned]
+    assert behaviours == {d.name: b for d, b in zip(plain, wanted, strict=True)}
     # The base classes state none: an unversioned worker must not send one.
     assert {d.versioning_behavior for d in plain} == {VersioningBehavior.UNSPECIFIED}
 
