@@ -1,7 +1,8 @@
 """``custody keys shred``: only a tenant's own scope, and a signed record the system log holds.
 
-In this process (the CLI's parser and handler, as ``test_egress_cli._cli`` runs them),
-on a development keyring and signing key under a fresh home.
+In this process (the CLI's parser and handler, ``tests.helpers.cli``), on a
+development keyring and signing key under a fresh home, acting as an admin (a
+shred is a signed decision).
 """
 
 from __future__ import annotations
@@ -16,19 +17,21 @@ from custody.errors import Code, DocumentRejected
 from custody.keys import keyring as keys
 from custody.ledger.events import Ledger
 from custody.ledger.signing import Signature, signer_from_settings, verify
+from custody.operators import Role
 from custody.settings import Settings
 from custody.stores import open_raw_store, open_store
 from custody.stores.system import SYSTEM_SCOPE
 from starter.cli.keys import SHRED_EVENT
 from starter.cli.output import Exit
 from starter.edge import tenants
-from tests.starter.cli.test_egress_cli import _cli
+from tests.helpers import cli as _cli
+from tests.identities import as_person
 
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     keys.init_keyring(tmp_path / "keys", development=True)
-    return Settings(home=tmp_path)
+    return as_person(Settings(home=tmp_path), "owner", Role.ADMIN)
 
 
 @pytest.mark.parametrize("scope", ["_system", "_", "signing", "by-file", "fields", "state"])

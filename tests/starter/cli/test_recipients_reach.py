@@ -15,7 +15,7 @@ import pytest
 from custody.errors import Code
 from custody.settings import Settings
 from starter.cli.output import Exit
-from tests.starter.cli.test_egress_cli import _cli
+from tests.helpers import cli as _cli
 
 
 def _add(settings: Settings, name: str, *channel: str) -> tuple[int, dict[str, object]]:
