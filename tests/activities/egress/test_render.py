@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from activities.egress.pdfmeta import ReleaseMark, check_code, read_identity
 from activities.egress.readback import _nearest, find_release_id, read_visible_mark
 from activities.egress.render import render_page_png, render_release
+from activities.pages.layout import page_lines
 from activities.pages.raster import GrayPage, iter_pages
 from activities.pages.searchable import searchable_pdf
 from custody.errors import RenderFailed
@@ -117,9 +118,11 @@ def test_render_release_text_layer_keeps_words_on_their_boxes(
     # pdfium joins touching words, so compare the characters, not the tokens.
     found = Counter(textpage.get_text_range().translate(_NO_SPACE))
     assert found == Counter("".join(w.text for w in text.words).translate(_NO_SPACE))
-    # The first character sits inside the first word's box, moved down by the band.
+    # The first character sits inside the box of the first word the layer writes (the
+    # page's first line in reading order, activities.pages.layout), moved down by the band.
     height_pt = pdf[0].get_size()[1]
-    (x0, y0), (x1, y1) = text.words[0].box[0], text.words[0].box[2]
+    first = page_lines(text)[0].tokens[0]
+    (x0, y0), (x1, y1) = (first.x0, first.y0), (first.x1, first.y1)
     left, bottom, right, top_pt = textpage.get_charbox(0)
     scale, slack = 72 / DPI, 6.0
     assert x0 * scale - slack < left < right < x1 * scale + slack
