@@ -47,6 +47,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from activities.pages.layout import reading_text
 from activities.pages.raster import GrayPage
 from custody.extras import needs
 from custody.models import PageText, Word
@@ -252,32 +253,7 @@ def mean_confidence(words: list[Word]) -> float:
 
 
 def reading_order_text(words: list[Word]) -> str:
-    """Lines top to bottom, words left to right, joined by spaces and newlines."""
-    lines: list[list[Word]] = []
-    centres: list[float] = []  # running mean vertical centre of each line
-    heights: list[float] = []  # running mean height of each line
-    for word in sorted(words, key=lambda w: _span(w)[0]):
-        centre, tall = _span(word)
-        # Same line when the centres are within half a (smaller) box height:
-        # tolerant of slight skew, yet a tall box cannot swallow two lines.
-        if lines and abs(centre - centres[-1]) <= 0.5 * min(tall, heights[-1]):
-            n = len(lines[-1])
-            centres[-1] = (centres[-1] * n + centre) / (n + 1)
-            heights[-1] = (heights[-1] * n + tall) / (n + 1)
-            lines[-1].append(word)
-        else:
-            lines.append([word])
-            centres.append(centre)
-            heights.append(tall)
-    ordered = sorted(zip(centres, lines, strict=True), key=lambda pair: pair[0])
-    return "\n".join(" ".join(w.text for w in sorted(line, key=_left_x)) for _, line in ordered)
-
-
-def _span(word: Word) -> tuple[float, float]:
-    """Vertical centre and height (at least 1 px) of a word's box."""
-    ys = [y for _, y in word.box]
-    return (min(ys) + max(ys)) / 2, float(max(max(ys) - min(ys), 1))
-
-
-def _left_x(word: Word) -> int:
-    return min(x for x, _ in word.box)
+    """Lines in reading order, words left to right: the page's one layout model
+    (``activities.pages.layout``), so published text, fields and redaction read one set of lines.
+    """
+    return reading_text(words)

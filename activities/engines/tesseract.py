@@ -31,6 +31,7 @@ from activities.engines.base import (
     _as_gray_u8,
     _sha256_file,
     mean_confidence,
+    reading_order_text,
 )
 from activities.engines.tess_server import TesseractHelper
 from activities.pages.raster import GrayPage
@@ -57,7 +58,7 @@ class TesseractTuning:
 
 @dataclass(frozen=True)
 class _TessWord:
-    line: tuple[int, int, int]  # block, paragraph, line: Tesseract's reading order
+    line: tuple[int, int, int]  # block, paragraph, line (the text follows activities.pages.layout)
     text: str
     confidence: float
     box: tuple[int, int, int, int]  # x0, y0, x1, y1 in page pixels
@@ -154,7 +155,7 @@ class TesseractEngine:
             page=page,
             width=width,
             height=height,
-            text=_tesseract_order_text(found),
+            text=reading_order_text(page_words),
             words=page_words,
             mean_confidence=mean_confidence(page_words),
             seconds=round(time.perf_counter() - started, 3),
@@ -228,14 +229,6 @@ def _parse_tsv(tsv: str, scale: int, width: int, height: int) -> list[_TessWord]
         confidence = min(max(float(cells[10]) / 100.0, 0.0), 1.0)
         words.append(_TessWord((block, par, line), cells[11].strip(), confidence, (x0, y0, x1, y1)))
     return words
-
-
-def _tesseract_order_text(words: list[_TessWord]) -> str:
-    """One line per Tesseract line, in its block/paragraph/line order (its layout analysis)."""
-    lines: dict[tuple[int, int, int], list[str]] = {}
-    for word in words:
-        lines.setdefault(word.line, []).append(word.text)
-    return "\n".join(" ".join(texts) for texts in lines.values())
 
 
 def _corners(box: tuple[int, int, int, int]) -> list[list[int]]:

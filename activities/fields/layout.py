@@ -1,92 +1,30 @@
-"""OCR words as boxes on lines: the geometry every field reader works from.
+"""OCR words as boxes on lines, as the field readers use them.
 
-Words come with a four-point box; here each becomes an upright ``Token``
-(its bounding rectangle) and tokens whose vertical centres share a band
-become a ``Line``, left to right. Heights are compared with the page's skew
-taken out (measured from the words' own tilted boxes), so a skewed scan's
-line stays one line however far its value sits from its label.
+The words and lines are the page's one layout model
+(``activities.pages.layout``): the lines published text and redaction see,
+skew taken out, prose columns read in turn. The one thing fields add is
+``_split_label``: "Date:14/03/2026" read as one word becomes the label and
+its value, so the label can anchor the value beside it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 
-from activities.pages.wordbox import rect, top_edge_slope
-from custody.models import PageText, Word
+from activities.pages.layout import Line, Token
+from activities.pages.layout import page_lines as _layout_lines
+from custody.models import PageText
 
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    confidence: float
-    page: int
-    x0: int
-    y0: int
-    x1: int
-    y1: int
-    #: The centre's height with the page's skew taken out: words of one line share it.
-    level: float = 0.0
-
-    @property
-    def height(self) -> int:
-        return max(1, self.y1 - self.y0)
-
-    @property
-    def cy(self) -> float:
-        return (self.y0 + self.y1) / 2
-
-    def box(self) -> list[int]:
-        return [self.x0, self.y0, self.x1, self.y1]
-
-
-@dataclass
-class Line:
-    page: int
-    tokens: list[Token] = field(default_factory=list)
-
-    @property
-    def cy(self) -> float:
-        return sum(t.cy for t in self.tokens) / len(self.tokens)
-
-    @property
-    def height(self) -> float:
-        return sum(t.height for t in self.tokens) / len(self.tokens)
-
-
-def token(word: Word, page: int) -> Token:
-    return Token(word.text, word.confidence, page, *rect(word))
+__all__ = ["Line", "Token", "joined", "near", "page_lines", "span", "stamps"]
 
 
 def page_lines(page: PageText) -> list[Line]:
-    """The page's tokens grouped into lines, top to bottom, each left to right.
-
-    Each word joins the line whose last word it follows at about the same
-    height, so a skewed scan's line, which drifts down across the page,
-    stays one line.
-    """
-    words = [w for w in page.words if w.text.strip()]
-    slope = _skew(words)
-    parts = (part for w in words for part in _split_label(token(w, page.page)))
-    levelled = (replace(t, level=t.cy - slope * (t.x0 + t.x1) / 2) for t in parts)
-    tokens = sorted(levelled, key=lambda t: (t.x0, t.level))
-    lines: list[Line] = []
-    for tok in tokens:
-        home = _home(lines, tok)
-        if home is None:
-            lines.append(Line(page.page, [tok]))
-        else:
-            home.tokens.append(tok)
-    lines.sort(key=lambda line: line.cy)
-    return lines
-
-
-def _skew(words: list[Word]) -> float:
-    """The page's skew as a slope (dy/dx): the median of its long words' top edges.
-
-    A skewed scan's label and its value, far right, can sit a line apart in
-    plain height; levelled by this slope they share a line again.
-    """
-    return top_edge_slope(words, lambda _: 40)
+    """The page's lines in reading order, a label run into its value split from it."""
+    return [
+        replace(line, tokens=tuple(part for tok in line.tokens for part in _split_label(tok)))
+        for line in _layout_lines(page)
+    ]
 
 
 def _split_label(tok: Token) -> list[Token]:
@@ -95,36 +33,14 @@ def _split_label(tok: Token) -> list[Token]:
     if not colon or not any(c.isalpha() for c in head) or not tail.strip():
         return [tok]
     cut = tok.x0 + (tok.x1 - tok.x0) * (len(head) + 1) // len(tok.text)
-    return [
-        Token(head + colon, tok.confidence, tok.page, tok.x0, tok.y0, cut, tok.y1),
-        Token(tail.strip(), tok.confidence, tok.page, cut, tok.y0, tok.x1, tok.y1),
-    ]
+    return [replace(tok, text=head + colon, x1=cut), replace(tok, text=tail.strip(), x0=cut)]
 
 
-def _home(lines: list[Line], tok: Token) -> Line | None:
-    best: tuple[float, Line] | None = None
-    for line in lines:
-        last = line.tokens[-1]
-        drift = abs(last.level - tok.level)
-        if drift > 0.5 * max(last.height, tok.height) or _overlaps(last, tok):
-            continue
-        # Of the lines at this height, the one whose last word is nearest: a
-        # skewed line's end sits as high as the start of the line above it.
-        cost = drift + 0.1 * max(0, tok.x0 - last.x1)
-        if best is None or cost < best[0]:
-            best = (cost, line)
-    return best[1] if best else None
-
-
-def _overlaps(a: Token, b: Token) -> bool:
-    return min(a.x1, b.x1) - max(a.x0, b.x0) > 0.5 * min(a.x1 - a.x0, b.x1 - b.x0)
-
-
-def joined(tokens: list[Token]) -> str:
+def joined(tokens: Sequence[Token]) -> str:
     return " ".join(t.text for t in tokens).strip()
 
 
-def span(tokens: list[Token]) -> list[int]:
+def span(tokens: Sequence[Token]) -> list[int]:
     """The rectangle around ``tokens``: [x0, y0, x1, y1]."""
     return [
         min(t.x0 for t in tokens),
@@ -138,7 +54,7 @@ def span(tokens: list[Token]) -> list[int]:
 STAMP_WORDS = ("received", "approved", "paid", "copy", "filed", "urgent", "confidential")
 
 
-def stamps(lines: list[Line]) -> list[Token]:
+def stamps(lines: Sequence[Line]) -> list[Token]:
     """Words that look like a rubber stamp's: a stamp word alone in capitals."""
     from activities.fields.normalise import edit_distance
 
@@ -154,7 +70,7 @@ def stamps(lines: list[Line]) -> list[Token]:
     return found
 
 
-def near(tokens: tuple[Token, ...] | list[Token], marks: list[Token]) -> bool:
+def near(tokens: Sequence[Token], marks: Sequence[Token]) -> bool:
     """Whether any of ``tokens`` lies under a stamp: its word, the date line below it, its frame.
 
     A stamp prints a date of about eleven letters under its word, inside a

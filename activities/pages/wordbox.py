@@ -1,9 +1,8 @@
 """An OCR word's box as the readers of a page's layout use it: its rectangle, the page's slope.
 
-Both the field readers (``activities.fields.layout``) and the redaction
-detectors (``activities.redact.lines``) group words into lines with the
-page's skew taken out; the skew is measured here, once, from the words' own
-tilted boxes, each reader saying which words are long enough to trust.
+The layout model (``activities.pages.layout``) groups words into lines with
+the page's skew taken out; the skew is measured here from the words' own
+tilted boxes, the caller saying which words are long enough to trust.
 """
 
 from __future__ import annotations

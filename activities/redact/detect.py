@@ -109,11 +109,11 @@ def _labelled(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
         for match in rec.context.finditer(line.text):
             label = line.covering(match.start(), match.end())
             last = label[-1]
-            tail = line.text[match.end() : line.spans()[line.toks.index(last)][1]].strip(" :#.")
+            tail = line.text[match.end() : line.spans()[line.tokens.index(last)][1]].strip(" :#.")
             if tail and rec.value.fullmatch(tail):
                 yield Hit((last,), "detector", rec.name, (tail,))
                 continue
-            after = line.toks[line.toks.index(last) + 1 :]
+            after = line.tokens[line.tokens.index(last) + 1 :]
             found = _value(rec, after) or _value(rec, _below(lines, n, label))
             if found is not None:
                 yield Hit(found[0], "detector", rec.name, (found[1],))
@@ -141,11 +141,11 @@ def _below(lines: Sequence[Line], n: int, label: Sequence[Tok]) -> list[Tok]:
     """The words under a label, from the first that starts near its left edge."""
     x0, bottom, h = label[0].x0, max(t.y1 for t in label), label[0].height
     for line in lines[n + 1 :]:
-        if line.toks[0].page != label[0].page or line.toks[0].y0 - bottom > 4 * h:
+        if line.tokens[0].page != label[0].page or line.tokens[0].y0 - bottom > 4 * h:
             return []
-        near = [t for t in line.toks if abs(t.x0 - x0) <= 2 * h]
+        near = [t for t in line.tokens if abs(t.x0 - x0) <= 2 * h]
         if near:
-            return [t for t in line.toks if t.x0 >= near[0].x0]
+            return [t for t in line.tokens if t.x0 >= near[0].x0]
     return []
 
 

@@ -77,7 +77,10 @@ def _field_hits(
             continue
         box, page = found.box, found.page
         toks = tuple(
-            t for line in lines for t in line.toks if t.page == page and _share(_box(t), box) >= 0.5
+            t
+            for line in lines
+            for t in line.tokens
+            if t.page == page and _share(_box(t), box) >= 0.5
         )
         printed = " ".join(t.text for t in toks)
         strings = [printed] if printed else []
@@ -98,7 +101,7 @@ def _sweep(lines: Sequence[Line], secrets: set[str]) -> Iterator[Hit]:
     wanted = {normal(s) for s in secrets if _long(s)}
     pages: dict[int, list[Line]] = {}
     for line in lines:
-        pages.setdefault(line.toks[0].page, []).append(line)
+        pages.setdefault(line.tokens[0].page, []).append(line)
     for page in pages.values():
         flat, owner = _flatten(page)
         for needle in wanted:
@@ -110,7 +113,7 @@ def _sweep(lines: Sequence[Line], secrets: set[str]) -> Iterator[Hit]:
 def _flatten(lines: Sequence[Line]) -> tuple[str, list[Tok]]:
     """The lines' letters and digits in reading order, lower case, and the word each came from."""
     chars, owner = [], []
-    for tok in (tok for line in lines for tok in line.toks):
+    for tok in (tok for line in lines for tok in line.tokens):
         for char in normal(tok.text):
             chars.append(char)
             owner.append(tok)

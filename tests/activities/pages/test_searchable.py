@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+from collections import Counter
+from pathlib import Path
+
 import numpy as np
 import pypdfium2 as pdfium
+import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from activities.engines.base import OcrEngine
+from activities.output import merge_pdfs
+from activities.pages.layout import page_lines
 from activities.pages.searchable import searchable_pdf
 from custody.models import PageText, Word
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "make_examples.py"
 
 DPI = 200
 PT = 72 / DPI
@@ -38,17 +49,20 @@ def _render(pdf: pdfium.PdfDocument, index: int) -> np.ndarray:
 
 
 def test_searchable_pdf_text_layer_finds_each_word_on_its_box() -> None:
-    """Extracted text is the recognised words, each one's rectangle inside its box."""
+    """Extracted text is the recognised words, each one's glyphs inside its box."""
     words = [("Referral", (50, 100, 220, 145)), ("cardiology", (330, 100, 520, 145))]
     pdf = pdfium.PdfDocument(searchable_pdf([_page(0, words), _page(1, words[:1])], dpi=DPI))
     assert len(pdf) == 2
     assert pdf[0].get_size() == (900 * PT, 400 * PT)
     textpage = pdf[0].get_textpage()
-    assert textpage.get_text_range().split() == ["Referral", "cardiology"]
+    text = textpage.get_text_range()
+    assert text.split() == ["Referral", "cardiology"]
     assert pdf[1].get_textpage().get_text_range().split() == ["Referral"]
-    rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
-    for rect, (_, (x0, y0, x1, y1)) in zip(rects, words, strict=True):
-        left, bottom, right, top = rect
+    for word, (x0, y0, x1, y1) in words:
+        start = text.index(word)
+        boxes = [textpage.get_charbox(i) for i in range(start, start + len(word))]
+        left, right = min(b[0] for b in boxes), max(b[2] for b in boxes)
+        bottom, top = min(b[1] for b in boxes), max(b[3] for b in boxes)
         page_h = 400 * PT
         slack = 6.0  # points: glyph side bearings and the baseline offset
         assert abs(left - x0 * PT) < slack and abs(right - x1 * PT) < slack
@@ -76,3 +90,35 @@ def test_searchable_pdf_skips_empty_and_degenerate_words() -> None:
     text = text.model_copy(update={"words": text.words + extra})
     pdf = pdfium.PdfDocument(searchable_pdf([(image, text)], dpi=DPI))
     assert pdf[0].get_textpage().get_text_range().split() == ["Valid"]
+
+
+def _discharge_pages(ocr_engine: OcrEngine, out: Path) -> list[tuple[np.ndarray, PageText]]:
+    """The shipped two-page discharge example, rendered at 200 dpi and read by the engine."""
+    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.generate(out)
+    pdf = pdfium.PdfDocument(out / "discharge.pdf")
+    images = [np.asarray(page.render(scale=DPI / 72).to_pil().convert("L")) for page in pdf]
+    return [(image, ocr_engine.recognise(image, n)) for n, image in enumerate(images)]
+
+
+@pytest.mark.parametrize(
+    "tool", [["pdftotext", "{pdf}", "-"], ["mutool", "draw", "-F", "txt", "{pdf}"]]
+)
+def test_searchable_pdf_extracts_every_word_and_line_in_poppler_and_mupdf(
+    ocr_engine: OcrEngine, tmp_path: Path, tool: list[str]
+) -> None:
+    """pdftotext and mutool find every recognised word on its own and every line whole."""
+    pages = _discharge_pages(ocr_engine, tmp_path)
+    path = tmp_path / "searchable.pdf"
+    path.write_bytes(merge_pdfs(searchable_pdf([page], dpi=DPI) for page in pages))
+    command = [part.format(pdf=path) for part in tool]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=60).stdout
+    words = Counter(w.text for _, page in pages for w in page.words)
+    assert sum(words.values()) > 100
+    assert words - Counter(out.split()) == Counter()  # none joined to a neighbour
+    printed = {" ".join(line.split()) for line in out.splitlines()}
+    lines = [line.text for _, page in pages for line in page_lines(page)]
+    assert [line for line in lines if line not in printed] == []
