@@ -9,8 +9,10 @@ and a name after a title (Dr, Mrs, ...).
 
 No packaged model fits: Presidio's recognisers need a spaCy model, and the
 official ones are not on PyPI (the copies there are unofficial re-uploads);
-GLiNER and Flair fetch their weights from a model hub at run time. What these
-recognisers miss, the leak check (``activities.redact.check``) still refuses.
+GLiNER and Flair fetch their weights from a model hub at run time. The same
+recognisers re-run on the finished view (``activities.redact.scan``), so a value
+the source's words did not show them (an annotation, a label image) is still
+found where the view's pixels print it; what no recogniser knows, nothing finds.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Synthetic referrals (``starter.bench.referrals``) with their ground truth; the
 session's default OCR engine. One test swaps in a plan that skips the
-participant ID, a fault injected on purpose, to show the bench reports what
-the view's own check cannot know to look for.
+participant ID, a fault injected on purpose: the view's own detectors, re-run
+on the view, still paint it; with them swapped out too (a check that trusts
+the plan), the bench reports the true value the view still holds.
 """
 
 from __future__ import annotations
@@ -51,13 +52,17 @@ def test_redaction_truth_variants_cover_how_values_are_printed() -> None:
 def test_redaction_bench_finds_the_field_a_plan_missed(
     tmp_path: Path, ocr_engine: OcrEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Clean views: no leak; a plan blind to the participant ID: its true value is reported."""
+    """A blind plan is caught by the re-run detectors; blind detectors too: the bench reports
+    the true value."""
     write_set(tmp_path, 1, seed=11)
     docs = documents(tmp_path, DEFAULT_REDACTION, None)
     settings = Settings()
     clean = figures(docs, DEFAULT_REDACTION, ocr_engine, settings)
     assert clean["fields_searched"] == 2 and clean["leaks"] == 0 and clean["target_met"]
     monkeypatch.setattr(core, "make_plan", _plan_missing_participant)
+    caught = figures(docs, DEFAULT_REDACTION, ocr_engine, settings)
+    assert caught["views"] == 1 and caught["leaks"] == 0  # the re-run detectors painted it
+    monkeypatch.setattr(core, "scan", lambda *_: [])  # and a check that trusts the plan
     leaky = figures(docs, DEFAULT_REDACTION, ocr_engine, settings)
     assert leaky["views"] == 1  # its own check passed: the plan never knew the value
     [row] = leaky["per_document"]
