@@ -589,6 +589,9 @@ class RedactionLeak(CustodyError):
     """A redacted view failed its check; it is neither stored nor released."""
 
     code = Code.REDACTION_LEAK
+    #: The refused view's PDF, held in this process only (the benchmark searches it for
+    #: its ground truth); never stored, logged or sent.
+    view: bytes = b""
 
 
 class IdentifierFound(RedactionLeak):

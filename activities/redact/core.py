@@ -70,9 +70,13 @@ def make_view(
         if grown.regions == plan.regions:
             break  # nothing new to paint: painting again would read the same
         plan = grown
-    if found:
-        raise IdentifierFound(detail=f"found: {json.dumps([f.public() for f in found])}")
-    raise RedactionLeak(detail=f"found in {', '.join(checked.leaks)}")
+    refusal = (
+        IdentifierFound(detail=f"found: {json.dumps([f.public() for f in found])}")
+        if found
+        else RedactionLeak(detail=f"found in {', '.join(checked.leaks)}")
+    )
+    refusal.view = pdf
+    raise refusal
 
 
 def _pages(images: Iterable[tuple[int, GrayPage]], plan: Plan) -> list[tuple[GrayPage, int]]:

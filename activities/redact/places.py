@@ -38,6 +38,8 @@ _ADDRESS = (
         rf"|\b(?:{_STREET}|lot|no)\.?\s*\d{{1,5}}\b",
         re.I,
     ),
+    # A house number, a comma and a numbered block or section: "109, SS21/1A".
+    re.compile(r"^\d{1,5}[A-Z]?,\s+[A-Z]*\d+[\w/-]*"),
     # Case matters here: a postcode is followed by a place's capital, a ZIP by a state's.
     re.compile(
         r"\b\d{5}\s+[A-Z][A-Za-z]+|\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b"
@@ -48,6 +50,7 @@ _ORG = re.compile(
     r"\b(?:sdn\.?\s*bhd|bhd|s/b|ltd|limited|llc|inc|plc|enterprises?|trading)\b\.?", re.I
 )
 _HEADER = 3  # lines above a page's first address line that may name its organisation
+_TOWN = 2  # capitalised lines under an address line that may be its town and region
 
 
 def phones(line: Line) -> Iterator[tuple[int, int]]:
@@ -62,8 +65,17 @@ def emails(line: Line) -> Iterator[tuple[int, int]]:
 
 
 def address_lines(lines: Sequence[Line]) -> list[int]:
-    """The indices of the lines that print part of an address."""
-    return [n for n, line in enumerate(lines) if any(p.search(line.text) for p in _ADDRESS)]
+    """The indices of the lines that print part of an address: those with an address's
+    shape, and up to ``_TOWN`` capitalised lines under each without a label (its town)."""
+    found = [n for n, line in enumerate(lines) if any(p.search(line.text) for p in _ADDRESS)]
+    towns = set()
+    for n in found:
+        for below in range(n + 1, min(len(lines), n + 1 + _TOWN)):
+            line = lines[below]
+            if line.page != lines[n].page or ":" in line.text or not _capitalised(line.text):
+                break
+            towns.add(below)
+    return sorted(set(found) | towns)
 
 
 def organisation_lines(lines: Sequence[Line], addresses: Sequence[int]) -> Iterator[int]:
