@@ -57,6 +57,8 @@ class Recogniser:
     anywhere: re.Pattern[str] | None = None
     #: A further test of a value's text beyond its shape (a name is no form word).
     accept: Callable[[str], bool] | None = None
+    #: The strings a value leaks as (a name: each of its words too, in any order).
+    parts: Callable[[str], tuple[str, ...]] = lambda value: (value,)
 
 
 RECOGNISERS: tuple[Recogniser, ...] = (
@@ -90,7 +92,16 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         4,
         1.5,
     ),
-    Recogniser("patient_name", names.LABEL, names.VALUE, " ", 4, 1.5, accept=names.looks_like_name),
+    Recogniser(
+        "patient_name",
+        names.LABEL,
+        names.VALUE,
+        " ",
+        4,
+        1.5,
+        accept=names.looks_like_name,
+        parts=names.name_parts,
+    ),
     Recogniser(
         "phone",
         re.compile(r"\b(?:phone|tel|telephone|mobile|cell|fax)\b(?!\s*date)", re.I),
@@ -164,12 +175,12 @@ def _labelled(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
             last = label[-1]
             tail = line.text[match.end() : line.spans()[line.tokens.index(last)][1]].strip(" :#.-")
             if tail and _fits(rec, tail):
-                yield Hit((last,), "detector", rec.name, (tail,))
+                yield Hit((last,), "detector", rec.name, rec.parts(tail))
                 continue
             after = line.tokens[line.tokens.index(last) + 1 :]
             found = _value(rec, after) or _value(rec, _below(lines, n, label))
             if found is not None:
-                yield Hit(found[0], "detector", rec.name, (found[1],))
+                yield Hit(found[0], "detector", rec.name, rec.parts(found[1]))
 
 
 def _value(rec: Recogniser, toks: Sequence[Tok]) -> tuple[tuple[Tok, ...], str] | None:

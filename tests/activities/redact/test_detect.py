@@ -74,3 +74,12 @@ def test_redaction_keeps_dates_amounts_and_plain_prose() -> None:
     rows = ["Referral Date: 14/03/2026", "Please offer an outpatient appointment.", "Total 85.54"]
     kept, sources = _kept(rows)
     assert sources == set() and "14032026" in kept and "8554" in kept
+
+
+def test_redaction_sweeps_a_labelled_name_written_the_other_way_round() -> None:
+    """ "Surname, forename: Quist, Anneliese" and later "Anneliese Quist" (no lexicon name):
+    the label's name goes word by word, so the prose one goes too."""
+    rows = ["Surname, forename: Quist, Anneliese", "please see Anneliese Quist soon"]
+    kept, sources = _kept(rows)
+    assert "quist" not in kept and "anneliese" not in kept and "pleasesee" in kept
+    assert {"patient_name", "sweep"} <= sources
