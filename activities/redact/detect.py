@@ -104,7 +104,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     ),
     Recogniser(
         "phone",
-        re.compile(r"\b(?:phone|tel|telephone|mobile|cell|fax)\b(?!\s*date)", re.I),
+        re.compile(
+            r"\b(?:phone|ph|tel|telephone|mobile|cell|fax|contact\s*(?:no|number))\b(?!\s*date)",
+            re.I,
+        ),
         re.compile(r"\+?[\d() .-]{7,}"),
         " ",
         4,

@@ -3,9 +3,9 @@
 Found by shape anywhere on a page, because a letterhead or a receipt prints
 them without labels:
 
-- **Phone.** Digit groups split by spaces, dots or hyphens, a country code or
-  a bracketed area code allowed, 9 to 13 digits in all (a date has 8, an MRN
-  fewer).
+- **Phone.** Digit groups of 2 to 6 split by spaces, dots or hyphens
+  ("01234 567890"), a country code or a bracketed area code allowed, 9 to 13
+  digits in all (a date has 8, an MRN fewer).
 - **Email.** ``local@domain.tld``.
 - **Address.** A house number before a street word (Street, Rd, Jalan, Taman,
   ...), a street word before a number ("Lot 485", "No. 8"), a postcode before
@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from activities.redact.lines import Line
 
 _PHONE = re.compile(
-    r"(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,5}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,5}){1,3}(?![\w/])"
+    r"(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,5}\)[\s.-]?)?\d{2,6}(?:[\s.-]\d{2,6}){1,3}(?![\w/])"
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _STREET = (

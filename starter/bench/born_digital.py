@@ -8,9 +8,11 @@ text") naming the patient and the MRN, a rubber-stamp annotation with the MRN,
 and a small image of a printed patient label (name, birth date, MRN). Ground
 truth goes beside each file as ``<stem>.fields.json``, as for the referrals.
 
-Two splits with their own label wordings and names: ``dev`` (seed 1, what the
-detectors were tuned on) and ``held_out`` (seed 2, never looked at while
-tuning; its labels, names and streets are drawn from other lists).
+Splits with their own label wordings and names: ``dev`` (seed 1, what the
+detectors were tuned on), ``held_out`` (seed 2; its labels, names and
+streets drawn from other lists; its first run found a miss that was then
+fixed, so it is no longer unseen) and ``held_out_b`` (seed 3, written after
+that and run once, never tuned on).
 """
 
 from __future__ import annotations
@@ -45,9 +47,20 @@ _SPLITS: dict[str, dict[str, tuple[str, ...]]] = {
         "street": ("Harbour Drive", "Elm Close", "Queens Terrace", "Kings Way"),
         "town": ("Bristol BS8 1TH", "York YO10 5DD", "Exeter EX4 4QJ"),
     },
+    # Written after held_out's first run was looked at (and a fix made from it): run once.
+    "held_out_b": {
+        "given": ("Matteo", "Siobhan", "Kwame", "Mei", "Anders", "Leilani", "Pooja", "Tariq"),
+        "surname": ("Oyelaran", "Brannigan", "Takahashi", "Lindgren", "Ferreira", "Achterberg"),
+        "name": ("Name of patient", "PATIENT", "Client name"),
+        "dob": ("DoB", "Date of birth"),
+        "mrn": ("Hosp. no.", "MRN"),
+        "phone": ("Contact no.", "Ph"),
+        "street": ("Orchard Rise", "Bridge Street", "Marsh Lane"),
+        "town": ("Norwich NR2 4SF", "Derby DE1 1AB"),
+    },
 }
 SPLITS = tuple(_SPLITS)
-_SEEDS = {"dev": 1, "held_out": 2}
+_SEEDS = {"dev": 1, "held_out": 2, "held_out_b": 3}
 _W, _H = 612, 792
 
 

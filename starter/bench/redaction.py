@@ -1,6 +1,6 @@
 """``custody bench redaction``: is any ground-truth identifier readable in a kept view?
 
-Four sets, each document read as the pipeline reads it (a PDF's born-digital
+Five sets, each document read as the pipeline reads it (a PDF's born-digital
 pages as their text layer, every other page rendered in the sandboxed child
 and OCRed by the configured engine; fields by ``activities.fields.extract``),
 and its view made as ``custody redact`` makes it (``activities.redact.core``),
@@ -9,10 +9,11 @@ the plan told nothing of the truth:
 - ``referrals``: ``--referrals N`` synthetic scans (``starter.bench.referrals``,
   seed ``--seed``); identifiers the participant ID and the clinician.
 - ``receipts``: the corpus's SROIE receipts; identifiers the company and the address.
-- ``born_digital_dev`` and ``born_digital_held_out``: ``--born-digital N`` pages
-  each (``starter.bench.born_digital``) with annotations, stamps and label
-  images; identifiers the patient's name, birth date, MRN, participant ID,
-  address and phone. The held-out split was never run while the detectors were tuned.
+- ``born_digital_dev``, ``born_digital_held_out`` and ``born_digital_held_out_b``:
+  ``--born-digital N`` pages each (``starter.bench.born_digital``) with
+  annotations, stamps and label images; identifiers the patient's name, birth
+  date, MRN, participant ID, address and phone. ``held_out_b`` was never
+  tuned on (``held_out`` was, once: see that module).
 
 Every view made, kept or refused, is then read by the bench's own pass
 (``starter.bench.redaction_truth``): a Tesseract OCR of its rendered pages
@@ -106,7 +107,7 @@ def figures(
     return {
         "sets": per_set,
         "overall": overall,
-        "held_out": "born_digital_held_out",
+        "held_out": "born_digital_held_out_b",
         "per_document": rows,
         "target_met": overall["views"] > 0 and not overall["leaks"] and ratio <= _MAX_REFUSED_CLEAN,
     }

@@ -115,9 +115,7 @@ def _redaction(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--born-digital", type=int, default=6, help="born-digital pages per split (dev, held out)"
     )
-    parser.add_argument(
-        "--sets", default=None, help="comma-separated sets to run (default: all four)"
-    )
+    parser.add_argument("--sets", default=None, help="comma-separated sets to run (default: all)")
 
 
 def _ledger(parser: argparse.ArgumentParser) -> None:

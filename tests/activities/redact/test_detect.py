@@ -83,3 +83,10 @@ def test_redaction_sweeps_a_labelled_name_written_the_other_way_round() -> None:
     kept, sources = _kept(rows)
     assert "quist" not in kept and "anneliese" not in kept and "pleasesee" in kept
     assert {"patient_name", "sweep"} <= sources
+
+
+def test_redaction_detects_a_phone_with_a_six_digit_group_and_a_short_label() -> None:
+    """ "Ph: 01234 567890" and "Contact no.: 01632 960001" go; "Total 85.54" stays."""
+    kept, sources = _kept(["Ph: 01234 567890", "Contact no.: 01632 960001", "Total 85.54"])
+    assert "567890" not in kept and "960001" not in kept and "8554" in kept
+    assert sources == {"phone"}
