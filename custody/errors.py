@@ -54,6 +54,7 @@ document content.
     │      PACKET_INVALID final)
     ├── RenderFailed              a release's file could not be rendered: RENDER_FAILED
     ├── RedactionLeak             a redacted view still holds a redacted string: REDACTION_LEAK
+    │   └── IdentifierFound       a detector still finds an identifier in the view: IDENTIFIER_FOUND
     ├── ProvenanceError           a release file's C2PA manifest or mark: PROVENANCE_INVALID
     │   ├── SigningKeyMissing     no C2PA chain where one must exist: SIGNING_KEY_MISSING
     │   ├── SigningKeyInvalid     the chain is unreadable, mismatched or exposed
@@ -291,6 +292,9 @@ class Code(StrEnum):
     #: Production with no independent witness to cosign checkpoints (CUSTODY_WITNESS_URL,
     #: CUSTODY_WITNESS_KEYS, CUSTODY_WITNESS_QUORUM): refused before anything runs.
     WITNESS_REQUIRED = "WITNESS_REQUIRED"
+    #: A redacted view's re-OCR or text layer still shows an identifier a detector finds
+    #: (activities.redact.scan): the view is refused, its finds named by kind and box.
+    IDENTIFIER_FOUND = "IDENTIFIER_FOUND"
 
 
 REJECT_CODES: frozenset[Code] = frozenset(
@@ -376,6 +380,7 @@ DELIVERY_FINAL_CODES: frozenset[Code] = frozenset(
         Code.PACKET_INVALID,
         Code.RENDER_FAILED,
         Code.REDACTION_LEAK,
+        Code.IDENTIFIER_FOUND,
         Code.PROVENANCE_INVALID,
         Code.SIGNING_KEY_MISSING,
         Code.SIGNING_KEY_INVALID,
@@ -584,6 +589,19 @@ class RedactionLeak(CustodyError):
     """A redacted view failed its check; it is neither stored nor released."""
 
     code = Code.REDACTION_LEAK
+    #: The refused view's PDF, held in this process only (the benchmark searches it for
+    #: its ground truth); never stored, logged or sent.
+    view: bytes = b""
+
+
+class IdentifierFound(RedactionLeak):
+    """A detector re-run on the finished view found an identifier; the view is refused.
+
+    The detail is ``found: `` and a JSON list of ``{kind, page, box}``: kinds, page
+    numbers and pixel boxes only, never the text that was found.
+    """
+
+    code = Code.IDENTIFIER_FOUND
 
 
 class DeliveryFailed(CustodyError):

@@ -8,7 +8,8 @@ them back, so both agree on one layout:
 A view that is kept is recorded in the tenant's ledger as a
 ``redaction_created`` event: the document's SHA-256, the approver (``actor``),
 and in ``detail`` the view's key, its PDF's and text's SHA-256, the policy's
-name and hash, the evidence record's hash and the count of boxes painted.
+name and hash, the evidence record's hash and the count of boxes painted
+(``box_count``).
 Hashes, ids and counts only, never what was removed.
 
 A view is made where OCR engines may run, on the I/O workers: ``custody

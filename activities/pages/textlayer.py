@@ -38,6 +38,28 @@ def page_layer(pdf: pdfium.PdfDocument, index: int, dpi: int) -> PageText | None
         page.close()
 
 
+def any_layer(page: pdfium.PdfPage, index: int, dpi: int) -> PageText:
+    """A page's text layer as words at ``dpi``, hidden or not, whatever covers the page: how
+    the redaction check reads a view this process built (its words lie over its images)."""
+    width, height = page.get_size()
+    scale = dpi / 72
+    textpage = page.get_textpage()
+    try:
+        text, words = textpage.get_text_range(), _words(textpage, height, scale)
+    finally:
+        textpage.close()
+    return PageText(
+        page=index,
+        width=round(width * scale),
+        height=round(height * scale),
+        text=_tidy(text),
+        words=words,
+        mean_confidence=1.0,
+        seconds=0.0,
+        source="text-layer",
+    )
+
+
 def layer_sha256(text: PageText) -> str:
     """What the record keeps for a text-layer page in place of model hashes."""
     return hashlib.sha256(text.text.encode()).hexdigest()

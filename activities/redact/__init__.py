@@ -7,6 +7,7 @@ lines    OCR words as rectangles grouped into lines: what the detectors read.
 paint    Removing, not covering: painted page images and a PDF built afresh from them.
 plan     The redaction plan: which words go, the boxes painted over them, and why.
 policy   What a redacted view removes: named fields and detected identifiers.
+scan     The check that does not trust the plan: every detector re-run on what the view shows.
 release  A release under a ``view: redacted`` policy: each document's redacted view in its packet.
 service  Make, sign and store a published document's redacted view, once per policy.
 view     The redacted view's signed record: what was removed from which evidence record, and by
@@ -22,6 +23,7 @@ __all__ = [
     "plan",
     "policy",
     "release",
+    "scan",
     "service",
     "view",
 ]

@@ -28,7 +28,9 @@ import pypdfium2 as pdfium
 
 from activities.engines.base import OcrEngine
 from activities.pages.raster import PDFIUM_LOCK, GrayPage, render_pdf_page
+from activities.pages.textlayer import any_layer
 from activities.redact.plan import normal
+from custody.models import PageText
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ class Surfaces:
     metadata: str
     engine: str
     engine_version: str
+    #: The same two readings as words with boxes: what the detectors re-run on
+    #: (``activities.redact.scan``).
+    layer_pages: tuple[PageText, ...] = ()
+    ocr_pages: tuple[PageText, ...] = ()
 
 
 def check_view(pdf: bytes, secrets: Iterable[str], engine: OcrEngine, dpi: int) -> CheckReport:
@@ -78,9 +84,19 @@ def read_surfaces(pdf: bytes, engine: OcrEngine, dpi: int) -> Surfaces:
     layers, ocr = [], []
     for index, layer, image in view_pages(pdf, dpi):
         layers.append(layer)
-        ocr.append(engine.recognise(image, index).text)
+        ocr.append(engine.recognise(image, index))
     bodies, metadata = _structure(pdf)
-    return Surfaces(pdf, tuple(layers), tuple(ocr), bodies, metadata, engine.name, engine.version)
+    return Surfaces(
+        pdf,
+        tuple(layer.text for layer in layers),
+        tuple(page.text for page in ocr),
+        bodies,
+        metadata,
+        engine.name,
+        engine.version,
+        tuple(layers),
+        tuple(ocr),
+    )
 
 
 def find(surfaces: Surfaces, strings: Iterable[str]) -> tuple[str, ...]:
@@ -109,7 +125,7 @@ def _found(haystack: str, wanted: list[str]) -> bool:
     return any(needle in haystack for needle in wanted)
 
 
-def view_pages(pdf: bytes, dpi: int) -> Iterator[tuple[int, str, GrayPage]]:
+def view_pages(pdf: bytes, dpi: int) -> Iterator[tuple[int, PageText, GrayPage]]:
     """Each page of a view this process built: its index, text layer and image at ``dpi``."""
     with PDFIUM_LOCK:
         doc = pdfium.PdfDocument(pdf)
@@ -118,9 +134,7 @@ def view_pages(pdf: bytes, dpi: int) -> Iterator[tuple[int, str, GrayPage]]:
         for index in range(count):
             with PDFIUM_LOCK:
                 page = doc[index]
-                textpage = page.get_textpage()
-                layer = textpage.get_text_range()
-                textpage.close()
+                layer = any_layer(page, index, dpi)
                 page.close()
                 image = render_pdf_page(doc, index, dpi)
             yield index, layer, image

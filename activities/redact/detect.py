@@ -1,24 +1,29 @@
-"""Detectors: participant IDs, MRNs, dates of birth and titled names in OCR words.
+"""Detectors: the identifiers a redacted view must not show, by label and by shape.
 
 Custom recognisers, each a label's wording (the context) and the value's
-shape: a value counts only beside its own label, right of it on the line or
-just below it (a boxed grid puts the value under its label), because a
-referral's numbers and dates are told apart by their labels alone. Two shapes
-are distinctive enough to be found anywhere: a ``P-``/``PT-`` participant ID
-and a name after a title (Dr, Mrs, ...).
+shape: a value counts beside its own label, right of it on the line or just
+below it (a boxed grid puts the value under its label), because a referral's
+numbers and dates are told apart by their labels. Shapes distinctive enough
+to be found anywhere are: a ``P-``/``PT-`` participant ID, an MRN written
+with its prefix (``MRN-687024``, ``MRN:687024``), a name after a title or
+starting with a given name (``activities.redact.names``), and phone numbers,
+email and postal addresses and organisations (``activities.redact.places``).
 
 No packaged model fits: Presidio's recognisers need a spaCy model, and the
 official ones are not on PyPI (the copies there are unofficial re-uploads);
-GLiNER and Flair fetch their weights from a model hub at run time. What these
-recognisers miss, the leak check (``activities.redact.check``) still refuses.
+GLiNER and Flair fetch their weights from a model hub at run time. The same
+recognisers re-run on the finished view (``activities.redact.scan``), so a value
+the source's words did not show them (an annotation, a label image) is still
+found where the view's pixels print it; what no recogniser knows, nothing finds.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from activities.redact import names, places
 from activities.redact.lines import Line, Tok
 from activities.redact.policy import Detector
 
@@ -50,6 +55,10 @@ class Recogniser:
     #: two ("PT-0421 -A") is close; the next label is further off.
     gap: float
     anywhere: re.Pattern[str] | None = None
+    #: A further test of a value's text beyond its shape (a name is no form word).
+    accept: Callable[[str], bool] | None = None
+    #: The strings a value leaks as (a name: each of its words too, in any order).
+    parts: Callable[[str], tuple[str, ...]] = lambda value: (value,)
 
 
 RECOGNISERS: tuple[Recogniser, ...] = (
@@ -65,26 +74,54 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser(
         "mrn",
         re.compile(
-            r"\bmrn\b|medical\s*record\s*(?:no\b\.?|number|#)|hospital\s*(?:no\b\.?|number|#)", re.I
+            r"\bmrn|medical\s*record\s*(?:no\b\.?|number|#)|hospital\s*(?:no\b\.?|number|#)"
+            r"|\b(?:nhs|ur|urn)\s*(?:no\b\.?|number|#)",
+            re.I,
         ),
-        re.compile(r"[A-Za-z]{0,3}\d{5,10}"),
+        re.compile(r"(?:[A-Za-z]{0,4}[-#:]?)?\d{4,10}(?:-\d{1,4})?"),
         "",
-        2,
+        3,
         0.5,
+        re.compile(r"(?<![A-Za-z0-9])(?:MRN|MR|HN|URN)\s?[-:#]?\s?\d{4,10}(?![0-9])", re.I),
     ),
     Recogniser(
         "date_of_birth",
-        re.compile(r"date\s*of\s*birth|\bdob\b|birth\s*date|\bborn\b", re.I),
+        re.compile(r"date\s*of\s*birth|\bdob\b|d\.o\.b|birth\s*date|\bborn\b", re.I),
         re.compile(_DATE),
         " ",
         4,
         1.5,
     ),
+    Recogniser(
+        "patient_name",
+        names.LABEL,
+        names.VALUE,
+        " ",
+        4,
+        1.5,
+        accept=names.looks_like_name,
+        parts=names.name_parts,
+    ),
+    Recogniser(
+        "phone",
+        re.compile(
+            r"\b(?:phone|ph|tel|telephone|mobile|cell|fax|contact\s*(?:no|number))\b(?!\s*date)",
+            re.I,
+        ),
+        re.compile(r"\+?[\d() .-]{7,}"),
+        " ",
+        4,
+        0.8,
+    ),
+    Recogniser(
+        "address",
+        re.compile(r"\baddress\b|\baddr\b|lives\s*at|resid(?:es|ing)\s*at", re.I),
+        re.compile(r".*\w.*"),
+        " ",
+        12,
+        1.5,
+    ),
 )
-_TITLED_NAME = re.compile(
-    r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+[A-Z][A-Za-z'-]+(?:\s+[A-Z][A-Za-z'-]+){0,2}"
-)
-_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof"})
 
 
 def detect(lines: Sequence[Line], enabled: Sequence[Detector]) -> list[Hit]:
@@ -94,14 +131,44 @@ def detect(lines: Sequence[Line], enabled: Sequence[Detector]) -> list[Hit]:
             hits += _labelled(rec, lines)
             hits += _anywhere(rec, lines)
     if "person_name" in enabled:
-        hits += _names(lines)
+        hits += _spans("person_name", ((p, a, b) for p, a, b in names.names(lines)), True)
+    if "phone" in enabled or "email" in enabled:
+        hits += _reach(lines, enabled)
+    if "address" in enabled or "organisation" in enabled:
+        hits += _places(lines, enabled)
     return hits
+
+
+def _spans(
+    kind: str, found: Iterable[tuple[Line, int, int]], person: bool = False
+) -> Iterator[Hit]:
+    for line, start, end in found:
+        toks, text = line.covering(start, end), line.text[start:end]
+        yield Hit(toks, "detector", kind, names.name_parts(text) if person else (text,))
+
+
+def _reach(lines: Sequence[Line], enabled: Sequence[Detector]) -> Iterator[Hit]:
+    for line in lines:
+        if "phone" in enabled:
+            yield from _spans("phone", ((line, a, b) for a, b in places.phones(line)))
+        if "email" in enabled:
+            yield from _spans("email", ((line, a, b) for a, b in places.emails(line)))
+
+
+def _places(lines: Sequence[Line], enabled: Sequence[Detector]) -> Iterator[Hit]:
+    """Address lines whole, and the organisation lines about them."""
+    addresses = places.address_lines(lines)
+    if "address" in enabled:
+        for n in addresses:
+            yield Hit(lines[n].tokens, "detector", "address", (lines[n].text,))
+    if "organisation" in enabled:
+        for n in places.organisation_lines(lines, addresses):
+            yield Hit(lines[n].tokens, "detector", "organisation", (lines[n].text,))
 
 
 def name_parts(name: str) -> tuple[str, ...]:
     """A name and each of its words but titles: each is a string the check looks for."""
-    parts = [p.strip(".,") for p in name.split()]
-    return (name, *(p for p in parts if len(p) >= 3 and p.lower() not in _TITLES))
+    return names.name_parts(name)
 
 
 def _labelled(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
@@ -109,14 +176,14 @@ def _labelled(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
         for match in rec.context.finditer(line.text):
             label = line.covering(match.start(), match.end())
             last = label[-1]
-            tail = line.text[match.end() : line.spans()[line.tokens.index(last)][1]].strip(" :#.")
-            if tail and rec.value.fullmatch(tail):
-                yield Hit((last,), "detector", rec.name, (tail,))
+            tail = line.text[match.end() : line.spans()[line.tokens.index(last)][1]].strip(" :#.-")
+            if tail and _fits(rec, tail):
+                yield Hit((last,), "detector", rec.name, rec.parts(tail))
                 continue
             after = line.tokens[line.tokens.index(last) + 1 :]
             found = _value(rec, after) or _value(rec, _below(lines, n, label))
             if found is not None:
-                yield Hit(found[0], "detector", rec.name, (found[1],))
+                yield Hit(found[0], "detector", rec.name, rec.parts(found[1]))
 
 
 def _value(rec: Recogniser, toks: Sequence[Tok]) -> tuple[tuple[Tok, ...], str] | None:
@@ -132,9 +199,13 @@ def _value(rec: Recogniser, toks: Sequence[Tok]) -> tuple[tuple[Tok, ...], str] 
             break
     for k in range(len(run), 0, -1):
         text = rec.joiner.join(t.text for t in run[:k]).strip(" :;,.")
-        if rec.value.fullmatch(text.lstrip(":#")):
-            return tuple(run[:k]), text.lstrip(":#")
+        if _fits(rec, text.lstrip(":#-")):
+            return tuple(run[:k]), text.lstrip(":#-")
     return None
+
+
+def _fits(rec: Recogniser, text: str) -> bool:
+    return bool(rec.value.fullmatch(text)) and (rec.accept is None or rec.accept(text))
 
 
 def _below(lines: Sequence[Line], n: int, label: Sequence[Tok]) -> list[Tok]:
@@ -156,10 +227,3 @@ def _anywhere(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
         for match in rec.anywhere.finditer(phrase.text):
             toks = phrase.covering(match.start(), match.end())
             yield Hit(toks, "detector", rec.name, (match.group(),))
-
-
-def _names(lines: Sequence[Line]) -> Iterator[Hit]:
-    for phrase in (part for line in lines for part in line.phrases()):
-        for match in _TITLED_NAME.finditer(phrase.text):
-            toks = phrase.covering(match.start(), match.end())
-            yield Hit(toks, "detector", "person_name", name_parts(match.group()))

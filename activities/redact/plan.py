@@ -52,7 +52,7 @@ def make_plan(
     hits = list(_field_hits(lines, extraction, policy.fields)) + detect(lines, policy.detectors)
     secrets = {s for hit in hits for s in hit.strings}
     if policy.sweep:
-        hits += _sweep(lines, secrets)
+        hits += sweep(lines, secrets)
     regions = _regions(hits, extraction, policy)
     return Plan(
         tuple(regions), frozenset(s for s in secrets if _long(s)), kept_pages(pages, regions, hits)
@@ -95,7 +95,7 @@ def _box(tok: Tok) -> tuple[int, int, int, int]:
     return tok.x0, tok.y0, tok.x1, tok.y1
 
 
-def _sweep(lines: Sequence[Line], secrets: set[str]) -> Iterator[Hit]:
+def sweep(lines: Sequence[Line], secrets: set[str] | frozenset[str]) -> Iterator[Hit]:
     """Every occurrence of a removed string on any page, line breaks ignored: a name that
     wraps ("... at FUYI MINI" / "MARKET") reads as one string to the check and to a reader."""
     wanted = {normal(s) for s in secrets if _long(s)}

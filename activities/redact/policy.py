@@ -7,7 +7,10 @@ so a view always says exactly which rules made it.
 
 Built in: ``default`` removes the participant ID and the referring clinician
 (a person's name) as read, and whatever the detectors find: participant IDs,
-MRNs, dates of birth and titled names. A policy can also be a JSON file.
+MRNs (by label and by prefix), dates of birth, people's names (beside a label,
+after a title, or in prose by the given-name lexicon), phone numbers, email and
+postal addresses, and organisations (a company suffix, a letterhead above an
+address). A policy can also be a JSON file.
 """
 
 from __future__ import annotations
@@ -23,8 +26,28 @@ from custody.canonical import canonical_json
 from custody.egress import check_name
 from custody.errors import Code, EgressRefused
 
-Detector = Literal["participant_id", "mrn", "date_of_birth", "person_name"]
-DETECTORS: tuple[Detector, ...] = ("participant_id", "mrn", "date_of_birth", "person_name")
+Detector = Literal[
+    "participant_id",
+    "mrn",
+    "date_of_birth",
+    "person_name",
+    "patient_name",
+    "phone",
+    "email",
+    "address",
+    "organisation",
+]
+DETECTORS: tuple[Detector, ...] = (
+    "participant_id",
+    "mrn",
+    "date_of_birth",
+    "person_name",
+    "patient_name",
+    "phone",
+    "email",
+    "address",
+    "organisation",
+)
 
 
 class RedactionPolicy(BaseModel):

@@ -164,7 +164,7 @@ class Redactor:
                 "record_sha256": view.record_sha256,
                 "policy": view.policy,
                 "policy_sha256": view.policy_sha256,
-                "boxes": len(view.entries),
+                "box_count": len(view.entries),
             },
         )
 

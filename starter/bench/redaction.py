@@ -1,25 +1,30 @@
-"""``custody bench redaction``: does any redacted view still hold a value it should not?
+"""``custody bench redaction``: is any ground-truth identifier readable in a kept view?
 
-Each document with ground truth for a field the redaction policy removes
-(``<stem>.fields.json`` beside a referral, SROIE's ``_annotations/<stem>.key.json``
-for a policy that names receipt fields) is rendered in the sandboxed child,
-read by the configured OCR engine and by field extraction
-(``activities.fields.extract``), and its redacted view made as ``custody
-redact`` makes it (``activities.redact.core``), the plan told nothing of the
-truth. The view's own check refuses it if any string the plan removed is
-still there (``refused``: REDACTION_LEAK). A view that passes is then searched,
-in its re-extracted text, its re-OCR'd pages and its bytes, for the true value
-of every redacted field (``starter.bench.redaction_truth``): what the plan
-missed and its check could not know to look for. The corpus's documents are
-used when it holds any, else ``--referrals N`` synthetic ones (seed ``--seed``).
+Five sets, each document read as the pipeline reads it (a PDF's born-digital
+pages as their text layer, every other page rendered in the sandboxed child
+and OCRed by the configured engine; fields by ``activities.fields.extract``),
+and its view made as ``custody redact`` makes it (``activities.redact.core``),
+the plan told nothing of the truth:
 
-JSON: ``documents``, ``views`` (made and passed their check), ``refused``,
-``failed`` (other codes, counted), ``fields_searched``, ``leaks`` (true values
-found in passed views: one per field and place), ``leaking_documents``,
-``per_document`` (file name, code and its detail, regions, ``leaks`` as
-``field@where``),
-``regions``, ``seconds_per_view``, ``target_met`` (a passed view of every
-document and no leak).
+- ``referrals``: ``--referrals N`` synthetic scans (``starter.bench.referrals``,
+  seed ``--seed``); identifiers the participant ID and the clinician.
+- ``receipts``: the corpus's SROIE receipts; identifiers the company and the address.
+- ``born_digital_dev``, ``born_digital_held_out`` and ``born_digital_held_out_b``:
+  ``--born-digital N`` pages each (``starter.bench.born_digital``) with
+  annotations, stamps and label images; identifiers the patient's name, birth
+  date, MRN, participant ID, address and phone. ``held_out_b`` was never
+  tuned on (``held_out`` was, once: see that module).
+
+Every view made, kept or refused, is then read by the bench's own pass
+(``starter.bench.redaction_truth``): a Tesseract OCR of its rendered pages
+(another engine than the workers'), its text layer, bytes and metadata,
+searched for the true values. JSON, per set under ``sets`` and overall under
+``overall``: ``views`` (all views made), ``refused``, ``refused_clean``
+(refused though no true value was readable in it), ``leaks`` (``{kind: count}``
+of true values readable in a kept view), ``failed`` (other codes) and
+``seconds_per_view``; ``--sets`` runs only the sets named; ``per_document``
+rows (file, set, state, code, leaks as ``kind@where``); ``target_met``: no leak
+anywhere and ``refused_clean / views`` at most 0.1.
 """
 
 from __future__ import annotations
@@ -27,12 +32,13 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from activities.engines.base import OcrEngine
 from activities.redact.policy import RedactionPolicy, load_redaction
-from custody.errors import Code, CustodyError, UsageError
+from custody.errors import CustodyError, RedactionLeak, UsageError
 from custody.settings import Settings
 from starter.bench.fields_score import Truth, truth_for
 from starter.cli.output import Exit, emit
@@ -43,98 +49,135 @@ _MEDIA = {
     ".tif": "image/tiff",
     ".jpg": "image/jpeg",
 }
+_MAX_REFUSED_CLEAN = 0.1
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from activities.engines.selection import build_engine
+    from activities.engines.tesseract import TesseractEngine
+    from starter.bench import born_digital, referrals
     from starter.bench.ocr import default_corpus
-    from starter.bench.referrals import write_set
 
     corpus: Path = args.corpus or default_corpus()
     if not corpus.is_dir():
         raise UsageError(detail=f"no corpus at {corpus}")
     policy = load_redaction(getattr(args, "policy", "default"))
+    count = getattr(args, "born_digital", 6)
     with tempfile.TemporaryDirectory(prefix="custody-redaction-") as tmp:
-        docs = documents(corpus, policy, args.limit)
-        if not docs and args.referrals:
-            write_set(Path(tmp), args.referrals, args.seed)
-            docs = documents(Path(tmp), policy, args.limit)
-        report = figures(docs, policy, build_engine(settings), settings)
+        root = Path(tmp)
+        sets = {
+            "referrals": documents(referrals.write_set(root / "r", args.referrals, args.seed)),
+            "receipts": documents(sorted(corpus.glob("sroie_*"))),
+            **{
+                f"born_digital_{split}": documents(
+                    born_digital.write_set(root / split, count, split)
+                )
+                for split in born_digital.SPLITS
+            },
+        }
+        wanted = (getattr(args, "sets", None) or ",".join(sets)).split(",")
+        sets = {name: docs[: args.limit] for name, docs in sets.items() if name in wanted}
+        report = figures(sets, policy, build_engine(settings), TesseractEngine(1), settings)
     emit(args, report, _text(report))
     return Exit.OK if report["target_met"] else Exit.FAILED
 
 
-def documents(folder: Path, policy: RedactionPolicy, limit: int | None) -> list[tuple[Path, Truth]]:
-    """The scans whose ground truth holds a field ``policy`` removes, sorted."""
-    found = []
-    for path in sorted(folder.iterdir()):
-        truth = truth_for(path) if path.suffix.lower() in _MEDIA else None
-        if truth is not None and set(truth.fields) & set(policy.fields):
-            found.append((path, truth))
-    return found[:limit] if limit is not None else found
+def documents(paths: list[Path]) -> list[tuple[Path, Truth]]:
+    """The pages among ``paths`` that have ground truth, sorted."""
+    found = [(p, truth_for(p)) for p in sorted(paths) if p.suffix.lower() in _MEDIA]
+    return [(p, t) for p, t in found if t is not None]
 
 
 def figures(
-    docs: list[tuple[Path, Truth]],
+    sets: dict[str, list[tuple[Path, Truth]]],
     policy: RedactionPolicy,
     engine: OcrEngine,
+    reader: OcrEngine,
     settings: Settings,
 ) -> dict[str, Any]:
-    """Views passed, refused, failed and true values leaked, over every document of ``docs``."""
-    rows, started = [], time.perf_counter()
-    for path, truth in docs:
-        row: dict[str, Any] = {"document": path.name, "code": None, "regions": 0, "leaks": []}
-        try:
-            row.update(audit_view(path, truth, policy, engine, settings))
-        except CustodyError as err:  # its detail says where, never what (REDACTION_LEAK)
-            row.update(code=str(err.code), detail=err.detail)
-        rows.append(row)
-    codes = [r["code"] for r in rows if r["code"] is not None]
-    refused = codes.count(Code.REDACTION_LEAK.value)
-    failed = {c: codes.count(c) for c in sorted(set(codes)) if c != Code.REDACTION_LEAK.value}
-    views, leaks = len(docs) - len(codes), sum(len(r["leaks"]) for r in rows)
+    """Per set and overall: views, refused, refused clean, leaks by kind, failed."""
+    rows, per_set = [], {}
+    for name, docs in sets.items():
+        started = time.perf_counter()
+        mine = [dict(audit_view(p, t, policy, engine, reader, settings), set=name) for p, t in docs]
+        per_set[name] = _summary(mine, time.perf_counter() - started)
+        rows += mine
+    overall = _summary(rows, sum(s["seconds"] for s in per_set.values()))
+    ratio = overall["refused_clean"] / max(1, overall["views"])
     return {
-        "documents": len(docs),
-        "views": views,
-        "refused": refused,
-        "failed": failed,
-        "fields_searched": sum(r.get("fields", 0) for r in rows),
-        "leaks": leaks,
-        "leaking_documents": sum(1 for r in rows if r["leaks"]),
-        "per_document": [{k: v for k, v in r.items() if k != "fields"} for r in rows],
-        "regions": sum(r["regions"] for r in rows),
-        "seconds_per_view": round((time.perf_counter() - started) / max(1, len(docs)), 2),
-        "target_met": bool(docs) and leaks == 0 and views == len(docs),
+        "sets": per_set,
+        "overall": overall,
+        "held_out": "born_digital_held_out_b",
+        "per_document": rows,
+        "target_met": overall["views"] > 0 and not overall["leaks"] and ratio <= _MAX_REFUSED_CLEAN,
     }
 
 
 def audit_view(
-    path: Path, truth: Truth, policy: RedactionPolicy, engine: OcrEngine, settings: Settings
+    path: Path,
+    truth: Truth,
+    policy: RedactionPolicy,
+    engine: OcrEngine,
+    reader: OcrEngine,
+    settings: Settings,
 ) -> dict[str, Any]:
-    """Make one view (REDACTION_LEAK if its own check refuses it) and search it for the truth:
-    its region count, the fields searched and where a true value was found."""
+    """Make one view, kept or refused, and search it with the bench's own reading."""
     from activities.fields import extract
-    from activities.inspect.sandboxed import iter_pages_sandboxed
+    from activities.redact.check import read_surfaces
     from activities.redact.core import make_view
     from starter.bench.redaction_truth import truth_leaks, truth_strings
 
-    dpi, limits = settings.limits.ocr_dpi, settings.limits
-    images = list(iter_pages_sandboxed(path, _MEDIA[path.suffix.lower()], dpi, 0, limits))
-    pages = [engine.recognise(image, index) for index, image in images]
-    made = make_view(images, pages, extract(pages), policy, engine, dpi)
-    strings = truth_strings(truth, policy.fields)
+    row: dict[str, Any] = {"document": path.name, "state": "kept", "code": None, "leaks": []}
+    dpi = settings.limits.ocr_dpi
+    try:
+        images, pages = _read(path, engine, settings)
+        pdf = make_view(images, pages, extract(pages), policy, engine, dpi).pdf
+    except RedactionLeak as err:  # refused: its detail names kinds and places, never text
+        pdf = err.view
+        row.update(state="refused", code=str(err.code))
+    except CustodyError as err:
+        return dict(row, state="failed", code=str(err.code), detail=err.detail)
+    row["leaks"] = truth_leaks(read_surfaces(pdf, reader, dpi), truth_strings(truth))
+    return row
+
+
+def _read(path: Path, engine: OcrEngine, settings: Settings) -> tuple[list[Any], list[Any]]:
+    """The page images and the words the pipeline would publish: text layers where a PDF
+    page has one, OCR elsewhere; both from the sandboxed child."""
+    from activities.inspect.sandboxed import iter_layers_sandboxed, iter_pages_sandboxed
+
+    dpi, limits, media = settings.limits.ocr_dpi, settings.limits, _MEDIA[path.suffix.lower()]
+    images = list(iter_pages_sandboxed(path, media, dpi, 0, limits))
+    if media != "application/pdf":
+        return images, [engine.recognise(image, index) for index, image in images]
+    layers = {i: layer for i, layer, _ in iter_layers_sandboxed(path, dpi, 0, limits) if layer}
+    return images, [layers.get(i) or engine.recognise(image, i) for i, image in images]
+
+
+def _summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    made = [r for r in rows if r["state"] != "failed"]
+    refused = [r for r in made if r["state"] == "refused"]
+    kept_leaks = Counter(
+        leak.split("@")[0] for r in made if r["state"] == "kept" for leak in r["leaks"]
+    )
     return {
-        "regions": len(made.plan.regions),
-        "fields": len(strings),
-        "leaks": truth_leaks(made.surfaces, strings),
+        "views": len(made),
+        "refused": len(refused),
+        "refused_clean": sum(1 for r in refused if not r["leaks"]),
+        "leaks": dict(sorted(kept_leaks.items())),
+        "failed": dict(Counter(r["code"] for r in rows if r["state"] == "failed")),
+        "seconds": round(seconds, 1),
+        "seconds_per_view": round(seconds / max(1, len(rows)), 2),
     }
 
 
 def _text(report: dict[str, Any]) -> str:
-    verdict = "met" if report["target_met"] else "NOT met"
-    return (
-        f"redaction: {report['views']}/{report['documents']} views passed their check, "
-        f"{report['refused']} refused, {report['leaks']} true values leaked "
-        f"({report['leaking_documents']} documents), failed {report['failed']}, "
-        f"{report['seconds_per_view']} s/view; target {verdict}"
-    )
+    lines = []
+    for name, s in [*report["sets"].items(), ("overall", report["overall"])]:
+        lines.append(
+            f"{name}: {s['views']} views, {s['refused']} refused ({s['refused_clean']} clean), "
+            f"leaks {s['leaks'] or 'none'}, failed {s['failed'] or 'none'}, "
+            f"{s['seconds_per_view']} s/view"
+        )
+    lines.append(f"target {'met' if report['target_met'] else 'NOT met'}")
+    return "\n".join(lines)

@@ -1,12 +1,13 @@
 """The strings a redacted view must not hold, from ground truth the plan was never told.
 
-The view's own check looks for what its plan removed, so a value the plan
-missed (a participant ID beside an unusual label) would pass it. The
-benchmark therefore searches the view for each redacted field's *true*
-value as well, in the forms it may be printed: as written, upper and lower
+The view's own check re-runs the detectors, so a value no detector knows
+(a name not in the lexicon, a company without a suffix) would pass it. The
+benchmark therefore searches every view for each identifier's *true* value,
+in the forms it may be printed: as written, upper and lower
 case, without spaces, a date in every style the referral generator prints
 (``starter.bench.referrals.DATE_STYLES``), and a person's name as each of
-its words but titles (a surname alone in a letter's sign-off). Text is
+its words but titles (a surname alone in a letter's sign-off), an address as
+each of its comma-separated parts (a street, a postcode and town). Text is
 compared on letters and digits, so case and spacing matter only for the
 search of the raw bytes.
 
@@ -26,11 +27,18 @@ from starter.bench.fields_score import Truth
 from starter.bench.referrals import DATE_STYLES
 
 _NAME_FIELDS = frozenset({"clinician", "participant_name", "patient_name", "name"})
+#: The ground truth's identifiers: referrals', receipts' (company, address) and the
+#: born-digital pages'.
+IDENTIFIERS = (
+    "participant_id", "clinician", "patient_name", "date_of_birth", "mrn", "address", "phone",
+    "company",
+)  # fmt: skip
 _MIN = 4  # as the plan's own check: shorter strings match by chance
+_PART = 6  # an address's comma-separated part this long (letters and digits) is a leak alone
 
 
-def truth_strings(truth: Truth, fields: Sequence[str]) -> dict[str, list[str]]:
-    """Each redacted field with a true value, and the strings that would leak it."""
+def truth_strings(truth: Truth, fields: Sequence[str] = IDENTIFIERS) -> dict[str, list[str]]:
+    """Each identifier with a true value, and the strings that would leak it."""
     found = {}
     for name in fields:
         value = truth.fields.get(name)
@@ -47,6 +55,8 @@ def variants(name: str, value: str) -> list[str]:
         forms |= {show(day) for show in DATE_STYLES.values()}
     if name in _NAME_FIELDS:
         forms |= set(name_parts(value))
+    if name == "address":  # a street or a postcode and town is readable on its own
+        forms |= {part.strip(" .") for part in value.split(",") if len(normal(part)) >= _PART}
     return sorted(f for f in forms if len(normal(f)) >= _MIN)
 
 

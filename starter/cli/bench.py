@@ -137,6 +137,10 @@ def _fields(parser: argparse.ArgumentParser) -> None:
 def _redaction(parser: argparse.ArgumentParser) -> None:
     _fields(parser)
     parser.add_argument("--policy", default="default", help="redaction policy: a name or JSON file")
+    parser.add_argument(
+        "--born-digital", type=int, default=6, help="born-digital pages per split (dev, held out)"
+    )
+    parser.add_argument("--sets", default=None, help="comma-separated sets to run (default: all)")
 
 
 def _ledger(parser: argparse.ArgumentParser) -> None:
@@ -175,7 +179,8 @@ BENCHES: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] =
     ),
     "redaction": (
         "starter.bench.redaction",
-        "Redacted views checked, then searched for each removed field's true value: leaks.",
+        "Redacted views of referrals, receipts and born-digital pages, searched by an OCR pass "
+        "of the bench's own for every true identifier: views, refused, refused_clean, leaks.",
         _redaction,
     ),
     "abuse": (

@@ -2,24 +2,32 @@
 
 The view is made on the I/O workers, not here (``activities.redaction``, through
 a short ``RedactWorkflow``): the source is rendered in their sandboxed child,
-the removed boxes painted, a fresh PDF built and checked by re-extraction and
-their OCR engine, then signed with their key. This command loads no engine and
-decodes nothing; it asks, waits at most ``--timeout`` seconds, and prints what
-the worker stored. With ``--json`` it prints one object: ``sha256``,
-``view_key``, ``view_sha256``, ``pdf_key``, ``pdf_sha256``, ``record_sha256``,
-``policy``, ``policy_sha256``, ``regions`` (a count), ``sources`` (regions per
-field or detector), ``check``, ``approved_by`` and ``event`` (the
-``redaction_created`` ledger event's ``seq`` and ``hash``): ids, hashes and
-counts, never the removed text. A view that fails its check is not stored:
-``REDACTION_LEAK``, exit status 1; a document not published here, exit status 3
-(answered from the store, before any worker is asked); no answer in time,
-``IO_TIMEOUT``, exit status 7 (the view is still made; ask again).
+the removed boxes painted, a fresh PDF built and read back by re-extraction and
+their OCR engine, every detector re-run on both readings, then signed with
+their key. This command loads no engine and decodes nothing; it asks, waits at
+most ``--timeout`` seconds, and prints what the worker stored.
+
+With ``--json`` it prints one object. Its contract (issue #28): ``state``
+(``kept`` or ``refused``), ``code`` (on refusal: ``IDENTIFIER_FOUND`` or
+``REDACTION_LEAK``, else null), ``view_sha256`` (the SHA-256 of the view's
+PDF, as the ``redaction_created`` event records it), ``boxes`` (painted boxes
+per reason: ``field``, ``detector``, ``sweep``, ``recheck``; the event's
+``box_count`` is their sum) and ``found`` (``[{kind, page, box}]``: what a
+detector still found in a refused view, never its text). Beside them:
+``sha256``, ``view_key``, ``view_json_sha256`` (the signed view record's
+hash), ``pdf_key``, ``pdf_sha256``, ``record_sha256``, ``policy``,
+``policy_sha256``, ``regions``, ``sources`` (boxes per field or detector),
+``check``, ``approved_by`` and ``event`` (the ledger event's ``seq`` and
+``hash``). Exit status 0 kept; 3 refused (nothing stored) or a document not
+published here (answered from the store, before any worker is asked); no answer
+in time, ``IO_TIMEOUT``, exit status 7 (the view is still made; ask again).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +35,9 @@ from custody.errors import EGRESS_REFUSE_CODES, Code
 from custody.settings import Settings
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command, with_client
+
+#: The codes of a view its check refused: ``state: refused``, exit status 3.
+REFUSALS = frozenset({Code.REDACTION_LEAK, Code.IDENTIFIER_FOUND})
 
 if TYPE_CHECKING:
     from activities.redact.policy import RedactionPolicy
@@ -97,6 +108,8 @@ async def ask(
         return fail(args.json, Code.IO_TIMEOUT, detail, Exit.STILL_RUNNING)
     except WorkflowFailureError as err:
         code, message = failure_of(err, timeout=Code.IO_TIMEOUT, default=Code.INTERNAL)
+        if code in REFUSALS:
+            return refused(args, code, message)
         status = Exit.REJECTED if code in EGRESS_REFUSE_CODES else Exit.FAILED
         return fail(args.json, code, message, status)
     return _print(args, client, result)
@@ -119,14 +132,52 @@ async def _view(client: CustodyClient, inp: RedactInput, policy_sha256: str) -> 
     return result
 
 
+def refused(args: argparse.Namespace, code: Code, message: str) -> int:
+    """A view the worker's check refused: its code and what was found, by kind and box."""
+    found = found_in(code, message)
+    body = {
+        "state": "refused",
+        "code": code.value,
+        "sha256": args.sha256,
+        "view_sha256": None,
+        "boxes": {},
+        "found": found,
+        "message": message,
+    }
+    emit(args, body, f"redacted view of {args.sha256[:12]} refused: {code.value} ({message})")
+    return Exit.REJECTED
+
+
+def found_in(code: Code, message: str) -> list[dict[str, Any]]:
+    """``[{kind, page, box}]`` from a refusal's message: the detectors' finds as they are, a
+    removed string by where it was (``ocr:p2``: page 1, 0-based; ``bytes``: no page)."""
+    if code == Code.IDENTIFIER_FOUND and message.startswith("found: "):
+        found: list[dict[str, Any]] = json.loads(message.removeprefix("found: "))
+        return found
+    if not message.startswith("found in "):
+        return []
+    wheres = message.removeprefix("found in ").split(", ")
+    return [{"kind": "removed_string", "page": _page(w), "box": None} for w in wheres]
+
+
+def _page(where: str) -> int | None:
+    _, _, page = where.partition(":p")
+    return int(page) - 1 if page.isdigit() else None
+
+
 def _print(args: argparse.Namespace, client: CustodyClient, result: RedactResult) -> int:
     from activities.redact.view import SignedView
 
     view = SignedView.model_validate_json(client.store.get(result.view_key)).view
-    body = {
+    body: dict[str, Any] = {
+        "state": "kept",
+        "code": None,
+        "view_sha256": view.pdf_sha256,
+        "boxes": dict(Counter(e.reason for e in view.entries)),
+        "found": [],
         "sha256": view.sha256,
         "view_key": result.view_key,
-        "view_sha256": result.view_sha256,
+        "view_json_sha256": result.view_sha256,
         "pdf_key": view.pdf_key,
         "pdf_sha256": view.pdf_sha256,
         "record_sha256": view.record_sha256,

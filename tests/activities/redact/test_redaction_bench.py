@@ -1,9 +1,10 @@
 """``custody bench redaction`` searches each view for the truth its plan was never told.
 
-Synthetic referrals (``starter.bench.referrals``) with their ground truth; the
-session's default OCR engine. One test swaps in a plan that skips the
-participant ID, a fault injected on purpose, to show the bench reports what
-the view's own check cannot know to look for.
+A synthetic referral and a born-digital page with their ground truth; the
+session's default OCR engine for the views and Tesseract for the bench's own
+pass. One test swaps in a plan blind to the participant ID and a check that
+trusts the plan (faults injected on purpose) to show the bench reports the
+true value the view still holds.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import pytest
 
 import activities.redact.core as core
 from activities.engines.base import OcrEngine
+from activities.engines.tesseract import TesseractEngine
 from activities.redact.plan import Plan, make_plan
 from activities.redact.policy import DEFAULT_REDACTION, RedactionPolicy
 from custody.fields import Extraction
 from custody.models import PageText
 from custody.settings import Settings
+from starter.bench import born_digital
 from starter.bench.redaction import documents, figures
 from starter.bench.redaction_truth import variants
 from starter.bench.referrals import write_set
@@ -39,28 +42,35 @@ def _plan_missing_participant(
 
 
 def test_redaction_truth_variants_cover_how_values_are_printed() -> None:
-    """A date in each printed style, a name's words without its title, an ID in either case."""
+    """A date in each printed style, a name's words without its title, an ID in either case,
+    an address's parts."""
     dates = variants("referral_date", "2026-03-14")
     assert {"2026-03-14", "14/03/2026", "14.03.2026", "March 14, 2026", "14-Mar-2026"} <= set(dates)
     names = variants("clinician", "Dr. Grace Okafor")
     assert {"Dr. Grace Okafor", "Grace", "Okafor"} <= set(names) and "Dr." not in names
     assert {"PT-0421-A", "pt-0421-a"} <= set(variants("participant_id", " PT-0421-A"))
+    assert {"TAMAN SEJATI", "45600 BESTARI JAYA"} <= set(
+        variants("address", "NO 43, TAMAN SEJATI, IJOK, 45600 BESTARI JAYA.")
+    )
 
 
-def test_redaction_bench_finds_the_field_a_plan_missed(
+def test_redaction_bench_counts_views_refusals_and_leaks_per_set(
     tmp_path: Path, ocr_engine: OcrEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Clean views: no leak; a plan blind to the participant ID: its true value is reported."""
-    write_set(tmp_path, 1, seed=11)
-    docs = documents(tmp_path, DEFAULT_REDACTION, None)
-    settings = Settings()
-    clean = figures(docs, DEFAULT_REDACTION, ocr_engine, settings)
-    assert clean["fields_searched"] == 2 and clean["leaks"] == 0 and clean["target_met"]
+    """Clean views on both sets; a blind plan and a trusting check: the true ID is a leak."""
+    sets = {
+        "referrals": documents(write_set(tmp_path / "r", 1, seed=11)),
+        "born_digital_dev": documents(born_digital.write_set(tmp_path / "b", 1, "dev")),
+    }
+    reader, settings = TesseractEngine(1), Settings()
+    clean = figures(sets, DEFAULT_REDACTION, ocr_engine, reader, settings)
+    assert clean["overall"]["views"] == 2 and clean["overall"]["leaks"] == {}
+    assert clean["target_met"] and set(clean["sets"]) == set(sets)
     monkeypatch.setattr(core, "make_plan", _plan_missing_participant)
-    leaky = figures(docs, DEFAULT_REDACTION, ocr_engine, settings)
-    assert leaky["views"] == 1  # its own check passed: the plan never knew the value
+    monkeypatch.setattr(core, "scan", lambda *_: [])  # and a check that trusts the plan
+    one = {"referrals": sets["referrals"]}
+    leaky = figures(one, DEFAULT_REDACTION, ocr_engine, reader, settings)
     [row] = leaky["per_document"]
-    assert (
-        "participant_id@ocr:p1" in row["leaks"] and "participant_id@text-layer:p1" in row["leaks"]
-    )
-    assert leaky["leaks"] == len(row["leaks"]) and not leaky["target_met"]
+    assert row["state"] == "kept" and "participant_id@text-layer:p1" in row["leaks"]
+    assert leaky["overall"]["leaks"]["participant_id"] == len(row["leaks"])
+    assert not leaky["target_met"]

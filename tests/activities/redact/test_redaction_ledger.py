@@ -40,7 +40,7 @@ def test_redaction_event_appended_when_a_view_is_kept(viewed: Viewed) -> None:
         "record_sha256": view.record_sha256,
         "policy": DEFAULT_REDACTION.name,
         "policy_sha256": DEFAULT_REDACTION.sha256(),
-        "boxes": len(view.entries),
+        "box_count": len(view.entries),
     }
     body = normal(canonical_json(event).decode())
     for name in ("participant_id", "clinician"):

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 
 from activities.engines.base import OcrEngine
 from activities.redact.plan import normal
@@ -113,6 +114,10 @@ async def test_redact_cli_asks_the_io_worker_and_prints_the_signed_view(
     key = view_key(p.sha256, p.tenant, DEFAULT_REDACTION.sha256())
     signed = SignedView.model_validate_json(p.custody.store.get(key))
     assert status == Exit.OK
+    assert (body["state"], body["code"], body["found"]) == ("kept", None, [])
+    assert body["view_sha256"] == signed.view.pdf_sha256  # as the redaction_created event has it
+    assert sum(body["boxes"].values()) == len(signed.view.entries)
+    assert set(body["boxes"]) <= {"field", "detector", "sweep", "recheck"}
     assert (body["view_key"], body["pdf_sha256"]) == (key, signed.view.pdf_sha256)
     assert body["regions"] == len(signed.view.entries) > 0 and body["check"]["leaks"] == 0
     assert body["approved_by"] == "reviewer" and body["event"]["seq"] >= 0
@@ -125,6 +130,44 @@ async def test_redact_cli_asks_the_io_worker_and_prints_the_signed_view(
     assert p.sha256 in kept and normal(key) in kept  # the history is readable here ...
     for value in (p.truth["participant_id"], p.truth["clinician"]):
         assert normal(value) not in kept  # ... and holds none of what was removed
+
+
+async def test_redact_cli_answers_a_refused_view_with_its_code_and_finds(
+    published: Published, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's refusal (a stand-in for its failure, injected on purpose): state refused,
+    IDENTIFIER_FOUND, ``found`` by kind, page and box, exit status 3, no view stored."""
+    import starter.cli.redact as cli
+
+    found = [{"kind": "mrn", "page": 0, "box": [220, 100, 346, 130]}]
+    refusal = ApplicationError(
+        f"found: {json.dumps(found)}", {"attempt": 1, "code": "IDENTIFIER_FOUND"},
+        type="IDENTIFIER_FOUND", non_retryable=True,
+    )  # fmt: skip
+
+    async def refuses(*_: object) -> None:
+        raise WorkflowFailureError(cause=refusal)
+
+    monkeypatch.setattr(cli, "_view", refuses)
+    policy = RedactionPolicy(name="refused", detectors=("mrn",))
+    status, body = await _ask(published, policy)
+    assert status == Exit.REJECTED == 3
+    assert (body["state"], body["code"], body["found"]) == ("refused", "IDENTIFIER_FOUND", found)
+    assert body["view_sha256"] is None and body["boxes"] == {}
+    assert not published.custody.store.exists(
+        view_key(published.sha256, published.tenant, policy.sha256())
+    )
+
+
+def test_redact_cli_reads_a_removed_string_leak_by_page() -> None:
+    """REDACTION_LEAK's places become finds without a box: ``ocr:p2`` is page 1, bytes none."""
+    from custody.errors import Code
+    from starter.cli.redact import found_in
+
+    assert found_in(Code.REDACTION_LEAK, "found in ocr:p2, bytes") == [
+        {"kind": "removed_string", "page": 1, "box": None},
+        {"kind": "removed_string", "page": None, "box": None},
+    ]
 
 
 def test_redact_cli_loads_no_engine_renderer_or_redaction_service() -> None:
