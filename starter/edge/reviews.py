@@ -98,6 +98,10 @@ class Reviews:
         ]
         return JSONResponse(rows, headers=NO_STORE)
 
+    async def one(self, request: Request) -> Response:
+        """One route for both methods, so a 405's ``Allow`` names GET and POST."""
+        return await (self.decide if request.method == "POST" else self.show)(request)
+
     async def show(self, request: Request) -> Response:
         try:
             tenant, sha = self._authenticate(request), _sha(request)
