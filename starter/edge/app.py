@@ -7,6 +7,7 @@
     GET      /v1/releases/{id}    the release's state, and its files once delivered
     GET      /v1/reviews          the tenant's documents waiting in review (.reviews)
     GET|POST /v1/reviews/{sha}    what a reviewer needs; a reviewer's decision
+    /review...                    the review page: sign-in, queue, decision (.review_page)
     GET      /metrics             Prometheus text; a key with the ``admin`` scope (bearer)
     GET      /openapi.json        public
 
@@ -57,6 +58,7 @@ from starter.edge.inflight import InFlight
 from starter.edge.openapi import document
 from starter.edge.preview import Preview
 from starter.edge.releases import Releases
+from starter.edge.review_page import ReviewPage
 from starter.edge.reviews import Reviews
 from starter.edge.scopes import Scope, refusal
 from starter.edge.slo import SloTracker
@@ -299,6 +301,7 @@ def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starle
     releases = Releases(client, edge.caller(Scope.RELEASE), error)
     preview = Preview(client, area, edge.caller(Scope.UPLOAD), error, edge.inflight)
     reviews = Reviews(client, edge.caller(Scope.REVIEW), error)
+    page = ReviewPage(client)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[
@@ -309,6 +312,11 @@ def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starle
             Route("/v1/releases/{release_id}", releases.get, methods=["GET"]),
             Route("/v1/reviews", reviews.queue, methods=["GET"]),
             Route("/v1/reviews/{sha256}", reviews.one, methods=["GET", "POST"]),
+            Route("/review", page.home, methods=["GET"]),
+            Route("/review/sign-in", page.sign_in, methods=["POST"]),
+            Route("/review/sign-out", page.sign_out, methods=["POST"]),
+            Route("/review/{sha256}", page.document, methods=["GET"]),
+            Route("/review/{sha256}", page.decide, methods=["POST"]),
             Route("/openapi.json", edge.openapi, methods=["GET"]),
             Route("/metrics", edge.metrics, methods=["GET"]),
         ],
