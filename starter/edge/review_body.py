@@ -25,12 +25,17 @@ MAX_TEXT = 2000
 _KEYS = {"verdict", "reject_code", "fields", "lines", "note"}
 _LINE_KEYS = {"page", "line", "text"}
 
-#: A refused decision's HTTP status by its code (anything else about the identity: 403).
+#: A refused decision's HTTP status by its code (any other: 422, as ``USAGE`` from the
+#: workflow's validator for a line past the document's pages).
 STATUS: dict[str, int] = {
     Code.NOT_IN_REVIEW: 404,
     Code.ALREADY_DECIDED: 409,
     Code.DECISION_INVALID: 422,
     Code.OPERATOR_REQUIRED: 401,
+    Code.OPERATOR_UNKNOWN: 403,
+    Code.OPERATOR_REVOKED: 403,
+    Code.OPERATOR_EXPIRED: 403,
+    Code.ROLE_REQUIRED: 403,
     Code.IO_TIMEOUT: 503,
     Code.INTERNAL: 500,
 }

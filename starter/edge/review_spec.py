@@ -89,8 +89,8 @@ def review_paths() -> dict[str, Any]:
                                         missing, decided,
                                         ("413", "a body past 256 KiB (TOO_LARGE)"),
                                         ("422", "a decision the document refuses: a reject "
-                                         "without its code, an unknown field or line "
-                                         "(DECISION_INVALID)")),
+                                         "without its code or with corrections, a line past "
+                                         "its pages (DECISION_INVALID, USAGE)")),
                               **common, **store},
             },
         },

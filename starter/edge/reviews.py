@@ -71,7 +71,7 @@ async def apply(
 
 
 def refused(err: CustodyError) -> tuple[int, str]:
-    """A decision's refusal as an HTTP status and its code (identities: 403)."""
+    """A decision's refusal as an HTTP status and its code (any other identity's: 403)."""
     return STATUS.get(err.code, 403 if isinstance(err, IdentityRefused) else 422), err.code
 
 

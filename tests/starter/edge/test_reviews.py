@@ -110,6 +110,7 @@ async def test_two_reviewers_at_once_one_wins_and_the_document_is_published(
             url = f"/v1/reviews/{sub.sha256}"
             shown = await edge.http.get(url, headers=clerk | ana)
             denied = await edge.http.post(url, headers=clerk | eve, json=_approve())
+            no_code = await edge.http.post(url, headers=clerk | ana, json={"verdict": "reject"})
             both = await asyncio.gather(
                 *(edge.http.post(url, headers=clerk | who, json=_approve()) for who in (ana, bob))
             )
@@ -123,6 +124,7 @@ async def test_two_reviewers_at_once_one_wins_and_the_document_is_published(
     assert len(material["fields"]["participant_id"]["box"]) == 4
     assert material["pages"][0]["image_png"]
     assert (denied.status_code, denied.json()["error"]) == (403, "ROLE_REQUIRED")
+    assert (no_code.status_code, no_code.json()["error"]) == (422, "DECISION_INVALID")
     answers = sorted(((r.status_code, r.json()) for r in both), key=lambda a: a[0])
     (ok, won), (lost, refused) = answers
     assert ok == 200 and won["state"] == "published" and won["reviewed_by"] in ("ana", "bob")
