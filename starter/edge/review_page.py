@@ -80,6 +80,7 @@ class ReviewPage:
             return _page(html.sign_in(f"{err.code}: the credential was refused"), 403)
         except PermissionError as err:
             return _page(html.sign_in(str(err)), 403)
+        self._forget_expired()
         sid = secrets.token_urlsafe(32)
         self._sessions[sid] = _Session(tenant, person)
         answer = RedirectResponse("/review", status_code=303, headers=NO_STORE)
@@ -122,6 +123,12 @@ class ReviewPage:
             return None
         s.last = now
         return s
+
+    def _forget_expired(self) -> None:
+        """Drop sessions past their time, and the credentials they held."""
+        now = time.monotonic()
+        for sid in [k for k, v in self._sessions.items() if now - v.last > SESSION_S]:
+            del self._sessions[sid]
 
     def _tenant(self, key: str) -> str:
         try:
