@@ -11,7 +11,14 @@ names, never by a default, and is signed by that identity's key: the record
 names a person, and no one holding only the system key can forge one.
 """
 
-from custody.operators.credentials import Acting, acting, issue, load_credential
+from custody.operators.credentials import (
+    Acting,
+    acting,
+    check_acting,
+    issue,
+    load_credential,
+    parse_credential,
+)
 from custody.operators.decisions import DecisionKind, SignedDecision, check_decision, role_for
 from custody.operators.registry import (
     Identity,
@@ -32,11 +39,13 @@ __all__ = [
     "acting",
     "add",
     "bootstrap",
+    "check_acting",
     "check_decision",
     "get",
     "issue",
     "list_identities",
     "load_credential",
+    "parse_credential",
     "revoke",
     "role_for",
 ]

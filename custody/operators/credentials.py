@@ -86,8 +86,21 @@ def load_credential(path: Path) -> Credential:
         raise ConfigurationError(
             Code.KEY_PERMISSIONS, f"{path.name} is readable beyond its owner (need 0600)"
         )
+    return _credential(data, path.name)
+
+
+def parse_credential(text: bytes) -> Credential:
+    """A key file's content as presented over HTTP (the review page's sign-in, the
+    review API's header); anything else is OPERATOR_UNKNOWN, never a traceback."""
+    try:
+        return _credential(json.loads(text), "the credential")
+    except (ValueError, TypeError, KeyError):
+        raise IdentityRefused(Code.OPERATOR_UNKNOWN, "not a Custody credential") from None
+
+
+def _credential(data: Any, label: str) -> Credential:
     if not isinstance(data, dict) or data.get("kind") != _KIND:
-        raise IdentityRefused(Code.OPERATOR_UNKNOWN, f"{path.name} is not a Custody credential")
+        raise IdentityRefused(Code.OPERATOR_UNKNOWN, f"{label} is not a Custody credential")
     private = Ed25519PrivateKey.from_private_bytes(base64.b64decode(data["seed"]))
     return Credential(name=str(data["name"]), private=private)
 

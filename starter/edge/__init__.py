@@ -12,6 +12,11 @@ preview_work  A preview's round trip to where OCR runs: scratch in, a short work
               nothing left.
 read          The edge's read side: ``GET /v1/documents/{sha256}`` for the caller's tenant only.
 releases      The edge's releases: ``POST /v1/releases`` and ``GET /v1/releases/{release_id}``.
+review_body   A review decision as the edge receives it: the body's shape, bounds and status codes.
+review_html   The review page's HTML: server-rendered, no script, every value escaped.
+review_page   The review page: a clerk's way to decide reviews in a browser, served by the edge.
+review_spec   The reviews' part of the OpenAPI document (``starter.edge.openapi``).
+reviews       The edge's reviews: the tenant's queue, what a reviewer needs, and the decision.
 server        The edge's uvicorn: bounded headers in size and in time, short keep-alive.
 slo           The intake SLO as the edge sees it: which finished documents became searchable in
               time.
@@ -31,6 +36,11 @@ __all__ = [
     "preview_work",
     "read",
     "releases",
+    "review_body",
+    "review_html",
+    "review_page",
+    "review_spec",
+    "reviews",
     "server",
     "slo",
     "tenants",

@@ -5,17 +5,21 @@
     GET      /v1/documents/{sha}  state, and the result once published (caller's tenant only)
     POST     /v1/releases         {documents, recipient, policy} -> 202 a release (.releases)
     GET      /v1/releases/{id}    the release's state, and its files once delivered
+    GET      /v1/reviews          the tenant's documents waiting in review (.reviews)
+    GET|POST /v1/reviews/{sha}    what a reviewer needs; a reviewer's decision
+    /review...                    the review page: sign-in, queue, decision (.review_page)
     GET      /metrics             Prometheus text; a key with the ``admin`` scope (bearer)
     GET      /openapi.json        public
 
 Each route needs its scope on the caller's key (starter.edge.scopes): ``upload``
 for intake and preview, ``read`` for documents, ``release`` for releases,
-``admin`` for ``/metrics``; anything else is 403 ``SCOPE_DENIED``. ``/metrics``
-takes a tenant's key, not a token of its own: its labels are codes only, its
-values deployment-wide counts a tenant already feels as 429s, and a scraper
-needs no second secret (give it a revocable key with ``admin`` only). It reads
-Temporal visibility at most once per ``CUSTODY_ADMISSION_REFRESH_S``. ``/openapi.json``
-stays public: one hand-written document for all, with no tenant data or secret.
+``review`` for reviews, ``admin`` for ``/metrics``; anything else is 403
+``SCOPE_DENIED``. ``/metrics`` takes a tenant's key, not a token of its own: its
+labels are codes only, its values deployment-wide counts a tenant already feels
+as 429s, and a scraper needs no second secret (give it a revocable key with
+``admin`` only). It reads Temporal visibility at most once per
+``CUSTODY_ADMISSION_REFRESH_S``. ``/openapi.json`` stays public: one hand-written
+document for all, with no tenant data or secret.
 
 Every refusal is ``{"error": CODE, "message": ...}`` with a stable code. A
 refused upload never starts a workflow, and its staged file is deleted on
@@ -54,6 +58,8 @@ from starter.edge.inflight import InFlight
 from starter.edge.openapi import document
 from starter.edge.preview import Preview
 from starter.edge.releases import Releases
+from starter.edge.review_page import ReviewPage
+from starter.edge.reviews import Reviews
 from starter.edge.scopes import Scope, refusal
 from starter.edge.slo import SloTracker
 from starter.edge.upload import (
@@ -294,6 +300,8 @@ def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starle
     edge = Edge(client, area)
     releases = Releases(client, edge.caller(Scope.RELEASE), error)
     preview = Preview(client, area, edge.caller(Scope.UPLOAD), error, edge.inflight)
+    reviews = Reviews(client, edge.caller(Scope.REVIEW), error)
+    page = ReviewPage(client)
     app = Starlette(
         exception_handlers={StoreUnavailable: _store_unavailable},
         routes=[
@@ -302,6 +310,13 @@ def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starle
             Route("/v1/preview", preview.post, methods=["POST"]),
             Route("/v1/releases", releases.start, methods=["POST"]),
             Route("/v1/releases/{release_id}", releases.get, methods=["GET"]),
+            Route("/v1/reviews", reviews.queue, methods=["GET"]),
+            Route("/v1/reviews/{sha256}", reviews.one, methods=["GET", "POST"]),
+            Route("/review", page.home, methods=["GET"]),
+            Route("/review/sign-in", page.sign_in, methods=["POST"]),
+            Route("/review/sign-out", page.sign_out, methods=["POST"]),
+            Route("/review/{sha256}", page.document, methods=["GET"]),
+            Route("/review/{sha256}", page.decide, methods=["POST"]),
             Route("/openapi.json", edge.openapi, methods=["GET"]),
             Route("/metrics", edge.metrics, methods=["GET"]),
         ],

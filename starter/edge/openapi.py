@@ -17,6 +17,7 @@ from custody.limits import PolicyLimits
 from starter.edge.preview_spec import preview_path, preview_schemas
 from starter.edge.read_spec import result_schemas
 from starter.edge.releases import MAX_DOCUMENTS
+from starter.edge.review_spec import review_paths, review_schemas
 
 # The server's regexes. Its `re.match` also lets a trailing newline past `$`,
 # which no header value or path segment can carry.
@@ -219,6 +220,7 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
             "no such release for this tenant (NOT_FOUND)",
             scope="release",
         ),
+        **review_paths(),
         "/metrics": {
             "get": {
                 "operationId": "metrics",
@@ -304,7 +306,7 @@ def document(limits: PolicyLimits) -> dict[str, Any]:
         "paths": _paths(limits),
         "components": {
             "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
-            "schemas": SCHEMAS | preview_schemas(limits) | result_schemas(),
+            "schemas": SCHEMAS | preview_schemas(limits) | result_schemas() | review_schemas(),
         },
     }
 
