@@ -47,7 +47,7 @@ _EXIT = {
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = add_command(sub, "release", parents=[common])
     p.add_argument(
-        "documents",
+        "words",  # not ``documents``: resolved as prefixes only once it is no ``approve``
         nargs="+",
         metavar="SHA256",
         help="published documents (8+ hex characters do); or `approve RELEASE_ID`:"
@@ -86,13 +86,17 @@ def approve_parser() -> argparse.ArgumentParser:
 
 
 def _command(args: argparse.Namespace, settings: Settings) -> int:
-    if args.documents[0] == APPROVE:
+    if args.words[0] == APPROVE:
         from starter.cli.release_approve import approve_command
 
-        rest = approve_parser().parse_args(args.documents[1:])
+        rest = approve_parser().parse_args(args.words[1:])
         return asyncio.run(approve_command(args, rest.release_id, settings))
     if args.to is None:
         raise UsageError(detail="custody release: the following arguments are required: --to")
+    from starter.cli.prefixes import resolve_documents
+
+    args.documents = args.words
+    resolve_documents(args, settings)
     return asyncio.run(_release(args, settings))
 
 
