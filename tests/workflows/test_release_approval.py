@@ -30,6 +30,7 @@ from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.client.connect import CustodyClient
 from starter.client.release import approve
+from tests.helpers import custody_cli, make_settings
 from tests.identities import as_person
 from tests.workflows.release_stand_ins import (
     ReleaseStandIns,
@@ -61,10 +62,10 @@ class Office:
         return ops.Acting(identity, ops.load_credential(who.operator_credential))
 
     async def held(
-        self, script: Script, approval_s: float = 120.0
+        self, script: Script, approval_s: float = 120.0, by: str = "alice"
     ) -> WorkflowHandle[ReleaseWorkflow, eg.ReleaseResult]:
-        """A release requested by ``alice``, once it waits for its second person."""
-        inp = release_input().model_copy(update={"actor": "alice", "approval_s": approval_s})
+        """A release requested by ``by``, once it waits for its second person."""
+        inp = release_input().model_copy(update={"actor": by, "approval_s": approval_s})
         handle = await start_release(self.client, self.stand_ins, self.queue, script, inp)
         for _ in range(400):
             if await handle.query(ReleaseWorkflow.state) == "awaiting_approval":
@@ -84,10 +85,10 @@ class Office:
 
 @pytest.fixture(scope="module")
 async def office(
-    temporal_client: Client, tmp_path_factory: pytest.TempPathFactory
+    temporal_client: Client, temporal_address: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Office]:
     home = tmp_path_factory.mktemp("approvals")
-    settings = Settings(home=home, temporal_address="unused")
+    settings = make_settings(home, temporal_address)
     store = LocalStore(settings.objects_dir)
     custody = CustodyClient(temporal=temporal_client, store=store, settings=settings)
     stand_ins, queue = ReleaseStandIns(), f"approvals-{uuid4().hex[:10]}"
@@ -172,3 +173,24 @@ async def test_release_not_held_refuses_an_approval(office: Office) -> None:
     assert APPROVAL_PATCH not in await markers(office.client, handle.id)
     frank = office.person("frank", Role.RELEASER)
     assert await office.approve(frank, handle) == Code.APPROVAL_NOT_PENDING
+
+
+async def test_release_approve_cli_acts_as_the_credentials_identity(office: Office) -> None:
+    """``custody release approve`` as the requester exits 12 SAME_APPROVER; as a second
+    releaser 0, naming both people; once the release went on, 12 APPROVAL_NOT_PENDING."""
+    script = Script(needs_approval=True)
+    handle = await office.held(script, by="gina")
+    rid, store = handle.id.removeprefix("release-"), office.custody.store
+    gina = as_person(office.settings, "gina", Role.RELEASER, store=store)
+    hank = as_person(office.settings, "hank", Role.RELEASER, store=store)
+    args = ("release", "approve", rid)
+    assert await custody_cli(gina, *args, tenant="trelease") == (
+        12,
+        {"error": "SAME_APPROVER", "message": "a second person must approve"},
+    )
+    code, body = await custody_cli(hank, *args, tenant="trelease")
+    assert (code, body) == (0, {"release_id": rid, "state": "running"} | body)
+    assert (body["requested_by"], body["approved_by"]) == ("gina", "hank")
+    assert (await handle.result()).state is eg.ReleaseState.DELIVERED
+    code, body = await custody_cli(hank, *args, tenant="trelease")
+    assert (code, body["error"]) == (12, "APPROVAL_NOT_PENDING")
