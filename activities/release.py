@@ -43,6 +43,7 @@ from custody import release_steps_v1 as v1
 from custody.errors import Code, DeliveryFailed, EgressRefused
 from custody.ledger.signing import Signer
 from custody.models import SignedRecord
+from custody.release_approval import flagged, needs_approval
 from custody.settings import Settings
 from custody.state.egress import (
     SignedReceipt,
@@ -83,9 +84,13 @@ class ReleaseActivities:
         self._reachable(recipient)
         if not inp.documents:
             raise EgressRefused(Code.RELEASE_INVALID, "a release needs at least one document")
-        sources = [self._published(inp.tenant, sha, policy) for sha in sorted(set(inp.documents))]
+        found = [self._published(inp.tenant, sha, policy) for sha in sorted(set(inp.documents))]
         return steps.Prepared(
-            policy=policy, recipient=recipient, sources=sources, attempt=activity.info().attempt
+            policy=policy,
+            recipient=recipient,
+            sources=[source for source, _ in found],
+            needs_approval=needs_approval(policy, any(flag for _, flag in found)),
+            attempt=activity.info().attempt,
         )
 
     def _reachable(self, recipient: eg.Recipient) -> None:
@@ -99,8 +104,11 @@ class ReleaseActivities:
         if recipient.kind is eg.ChannelKind.S3:
             required(recipient.credentials, self._settings)
 
-    def _published(self, tenant: str | None, sha256: str, policy: eg.Policy) -> eg.SourceDoc:
-        """A published document of this tenant whose source still hashes to its record."""
+    def _published(
+        self, tenant: str | None, sha256: str, policy: eg.Policy
+    ) -> tuple[eg.SourceDoc, bool]:
+        """A published document of this tenant whose source still hashes to its record, and
+        whether a rule flagged it (the two-person rule's ``flagged``)."""
         key = ids.record_key(ids.check_sha256(sha256), tenant)
         if not self._store.exists(key):
             known = any(True for _ in self._store.list(ids.outcome_prefix(sha256, tenant)))
@@ -113,7 +121,7 @@ class ReleaseActivities:
             raise EgressRefused(Code.SOURCE_ALTERED, f"source of {sha256[:12]} no longer hashes")
         if policy.require_consent:
             require_consent(self._store, record)
-        return eg.SourceDoc(
+        source = eg.SourceDoc(
             sha256=sha256,
             source_key=record.source_key,
             media_type=record.media_type,
@@ -121,6 +129,7 @@ class ReleaseActivities:
             pages_key=record.pages_key,
             text_key=record.text_key,
         )
+        return source, flagged(record.fields_review, record.confidence_band)
 
     @activity.defn(name="custody.release.render")
     @coded(Code.RENDER_FAILED)
@@ -210,6 +219,7 @@ class ReleaseActivities:
             workflow_id=info.workflow_id,
             run_id=info.workflow_run_id,
             once=eg.release_event_key(r.tenant, r.release_id),
+            purpose=r.purpose or r.policy.purpose,
         )
         return steps.Recorded(event_seq=event.seq, event_hash=event.hash, attempt=info.attempt)
 

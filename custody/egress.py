@@ -49,6 +49,9 @@ FAILED_EVENT = "egress.failed"
 
 RELEASE_WORKFLOW_NAME = "ReleaseWorkflow"
 
+#: How long a release waits for its second person by default: three days.
+APPROVAL_S = 3 * 24 * 3600.0
+
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _RELEASE_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -67,6 +70,8 @@ class ReleaseState(StrEnum):
     DELIVERED = "delivered"
     REFUSED = "refused"
     FAILED = "failed"
+    #: Held for a second person (the policy's ``two_person``): nothing rendered yet.
+    AWAITING_APPROVAL = "awaiting_approval"
 
 
 Include = Literal["searchable_pdf", "page_images", "text"]
@@ -108,6 +113,13 @@ class Policy(BaseModel):
     #: "redacted": the packet holds each document's redacted view (activities.redact,
     #: the built-in ``default`` redaction policy) in place of the evidence's pages.
     view: Literal["original", "redacted"] = "original"
+    #: The two-person rule: "always", every release under this policy waits for a second,
+    #: different identity with the ``releaser`` role to approve it; "flagged", only a
+    #: release of a document some rule flagged (fields for review, the review band).
+    two_person: Literal["none", "always", "flagged"] = "none"
+    #: The purpose of disclosure every release under this policy is recorded with
+    #: (the accounting of disclosures), unless the request names its own.
+    purpose: str | None = Field(default=None, min_length=1, max_length=200)
 
     @model_serializer(mode="wrap")
     def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
@@ -140,6 +152,11 @@ class Policy(BaseModel):
             raise ValueError("watermark must be printable text")
         return value
 
+    @field_validator("purpose")
+    @classmethod
+    def _purpose(cls, value: str | None) -> str | None:
+        return None if value is None else check_purpose(value)
+
     @field_validator("include")
     @classmethod
     def _include(cls, value: tuple[Include, ...]) -> tuple[Include, ...]:
@@ -162,7 +179,19 @@ class Policy(BaseModel):
 
 
 #: Fields added to ``Policy`` since policies were first pinned, with their defaults.
-_POLICY_ADDITIONS: dict[str, object] = {"require_consent": False, "view": "original"}
+_POLICY_ADDITIONS: dict[str, object] = {
+    "require_consent": False,
+    "view": "original",
+    "two_person": "none",
+    "purpose": None,
+}
+
+
+def check_purpose(value: str) -> str:
+    """A purpose of disclosure: one printable line (it reaches the ledger and history)."""
+    if not value.strip() or not value.isprintable() or len(value) > 200:
+        raise ValueError("a purpose is one printable line of at most 200 characters")
+    return value.strip()
 
 
 #: Built-in policies: ``default`` for releases; ``read`` and ``export`` name what
@@ -258,6 +287,8 @@ class EgressRecord(BaseModel):
     at: datetime
     seq: int
     files: list[PacketEntry] = Field(default_factory=list)
+    #: The purpose of disclosure the event was recorded with (None before purposes).
+    purpose: str | None = None
 
 
 class DeliveryTuning(BaseModel):
@@ -280,6 +311,11 @@ class ReleaseInput(BaseModel):
     #: Temporal task priority of every step (1 first .. 5; None: the default, 3), as a
     #: document's; the tenant is the fairness key (workflows.release).
     priority: int | None = Field(default=None, ge=1, le=5)
+    #: The request's purpose of disclosure; None: the policy's (``Policy.purpose``).
+    purpose: str | None = None
+    #: How long a release held for a second person waits for one (two-person rule),
+    #: then ends refused APPROVAL_EXPIRED with nothing rendered.
+    approval_s: float = Field(default=APPROVAL_S, gt=0)
 
 
 class SourceDoc(BaseModel):

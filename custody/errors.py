@@ -36,7 +36,7 @@ document content.
     │                             (also a ValueError)
     ├── IdentityRefused           who decides is not known, valid or allowed (custody.operators)
     │     (OPERATOR_REQUIRED, OPERATOR_UNKNOWN, OPERATOR_REVOKED, OPERATOR_EXPIRED,
-    │      ROLE_REQUIRED, DECISION_INVALID, SAME_APPROVER)
+    │      ROLE_REQUIRED, DECISION_INVALID, SAME_APPROVER, APPROVAL_NOT_PENDING)
     ├── ReviewRefused             a review decision refused (NOT_IN_REVIEW, ALREADY_DECIDED, ...)
     ├── StateInvalid              a state version forged, unsigned, out of chain or
     │                             rolled back (custody.state.versions): STATE_INVALID
@@ -272,6 +272,8 @@ class Code(StrEnum):
     CANCELLED = "CANCELLED"
     #: A release held for a second approver (two-person rule) that nobody approved in time.
     APPROVAL_EXPIRED = "APPROVAL_EXPIRED"
+    #: An approval for a release that is not waiting for one (not held, or ended).
+    APPROVAL_NOT_PENDING = "APPROVAL_NOT_PENDING"
     #: A recipient's channel names Custody's own storage: its bucket and prefix, the
     #: witness bucket, or one of its folders (activities.egress.reach).
     RECIPIENT_BUCKET_RESERVED = "RECIPIENT_BUCKET_RESERVED"
@@ -437,6 +439,7 @@ REQUEST_CODES: frozenset[Code] = frozenset(
         Code.NOT_IN_REVIEW,
         Code.ALREADY_DECIDED,
         Code.SAME_APPROVER,
+        Code.APPROVAL_NOT_PENDING,
         Code.INFLIGHT_RELEASES,
         Code.WITNESS_REQUIRED,
     }

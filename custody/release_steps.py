@@ -49,6 +49,8 @@ class Prepared(_Result):
     policy: eg.Policy
     recipient: eg.Recipient
     sources: list[eg.SourceDoc]
+    #: The policy's two-person rule holds this release for a second identity's approval.
+    needs_approval: bool = False
 
 
 class RenderInput(_Input):
@@ -80,6 +82,16 @@ class RecordInput(_Input):
     documents: list[str]
     packet_sha256: str
     size: int
+    #: The request's purpose of disclosure; None: the policy's.
+    purpose: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_no_purpose(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # Left out when unset: a worker from before the field still reads the input.
+        data: dict[str, object] = handler(self)
+        if data.get("purpose") is None:
+            data.pop("purpose", None)
+        return data
 
 
 class Recorded(_Result):
@@ -211,6 +223,7 @@ class Inputs:
             documents=[s.sha256 for s in p.sources],
             packet_sha256=rendered.packet_sha256,
             size=sum(f.bytes for f in rendered.files),
+            purpose=r.purpose,
         )
 
     def deliver(self, made: Made) -> DeliverInput:

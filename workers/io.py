@@ -12,6 +12,7 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.approval import ApprovalActivities
 from activities.engines.selection import build_engine
 from activities.output import OutputActivities
 from activities.publish import PublishActivities
@@ -76,6 +77,7 @@ def io_activities(
         release.deliver,
         release.receipt,
         release.close,
+        ApprovalActivities(store).accept,
         redact.redact,
         review.accept,
         review.record,

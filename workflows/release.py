@@ -1,8 +1,10 @@
 """One workflow per release: published documents, one recipient, one pinned policy.
 
-    running -> prepare -> render -> record (egress event) -> deliver -> receipt -> delivered
+    running -> prepare [-> awaiting_approval (two-person rule) -> approved]
+            -> render -> record (egress event) -> deliver -> receipt -> delivered
           \\-> refused (not published, other tenant, unknown or revoked recipient,
                        unknown policy, source altered): nothing rendered, no event
+          \\-> refused APPROVAL_EXPIRED (held for a second person nobody approved in time)
           \\-> failed  (the recipient stayed unreachable or said no): the egress
                        event stays, an ``egress.failed`` event closes it
 
@@ -20,12 +22,18 @@ workflow is auto-upgrade on a versioned worker, so a release started before
 these shapes replays and runs on here: without the ``release-step-models``
 marker in its history it keeps sending the nested v1 inputs it began with
 (``custody.release_steps_v1``), same commands, same options.
+
+Under a policy's two-person rule (``custody.release_approval``) the release
+waits after prepare, before anything is rendered, for the Update ``approve``
+from a second identity; only a run that waits records the ``release-two-person``
+marker, so a run prepared before the rule existed never waits on replay.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from datetime import timedelta
 from typing import TypeVar
 
 from temporalio import workflow
@@ -33,12 +41,20 @@ from temporalio.common import Priority, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.approval import ApprovalActivities
     from activities.release import ReleaseActivities
     from custody import egress as eg
     from custody import release_steps as steps
     from custody import release_steps_v1 as v1
     from custody.errors import EGRESS_REFUSE_CODES, Code, ReleaseStepFailed
     from custody.queues import SA_REASON, SA_STATE, SA_TENANT, scheduling
+    from custody.release_approval import (
+        APPROVE_UPDATE,
+        Approval,
+        ApprovalAnswer,
+        ApprovalInput,
+        Approved,
+    )
     from workflows import retries as r
 
 STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
@@ -50,6 +66,8 @@ RECIPIENT_KEY = SearchAttributeKey.for_keyword(eg.SA_RECIPIENT)
 STEP_MODELS_PATCH = "release-step-models"
 #: Marks a run whose steps carry the tenant's fairness key and the release's priority.
 FAIRNESS_PATCH = "release-fairness"
+#: Marks a run held for a second person's approval (two-person rule); only such runs.
+APPROVAL_PATCH = "release-two-person"
 
 _REFUSALS = frozenset(c.value for c in EGRESS_REFUSE_CODES)
 
@@ -65,6 +83,10 @@ class ReleaseWorkflow:
         self._state = eg.ReleaseState.RUNNING
         self._attempts: dict[str, int] = {}
         self._fair: eg.ReleaseInput | None = None  # set when the run carries fairness
+        self._inp: eg.ReleaseInput | None = None
+        self._awaiting = False  # held for a second person, until approved or expired
+        self._approving = False  # an approval is being checked: a second one is refused
+        self._approved: Approved | None = None
 
     @workflow.run
     async def run(self, inp: eg.ReleaseInput) -> eg.ReleaseResult:
@@ -72,6 +94,7 @@ class ReleaseWorkflow:
         # Decided once, at the start: a run begun by a build before the patch keeps the
         # default priority after an upgrade, and records no marker in its middle.
         self._fair = inp if self._fairness() else None
+        self._inp = inp
         self._set(eg.ReleaseState.RUNNING, None, inp)
         result = eg.ReleaseResult(
             release_id=inp.release_id,
@@ -89,6 +112,11 @@ class ReleaseWorkflow:
             state = eg.ReleaseState.REFUSED if f.code in _REFUSALS else eg.ReleaseState.FAILED
             return self._end(result, state, f.code, inp)
         result.policy = prepared.policy.name
+        # Asked only of a run that must wait, so no other run records the marker.
+        if prepared.needs_approval and workflow.patched(APPROVAL_PATCH):
+            expired = await self._await_approval(inp)
+            if expired is not None:  # nothing rendered, nothing recorded
+                return self._end(result, eg.ReleaseState.REFUSED, expired, inp)
         try:
             rendered = await self._step(r.RENDER, ReleaseActivities.render, shapes.render(prepared))
             result.files = rendered.files
@@ -124,6 +152,69 @@ class ReleaseWorkflow:
             return self._end(result, eg.ReleaseState.DELIVERED, f.code, inp)
         result.receipt_key = receipt.key
         return self._end(result, eg.ReleaseState.DELIVERED, None, inp)
+
+    async def _await_approval(self, inp: eg.ReleaseInput) -> str | None:
+        """Hold until a second person approves (None), or the deadline passes (its code)."""
+        self._awaiting = True
+        self._set(eg.ReleaseState.AWAITING_APPROVAL, None, inp)
+        try:
+            await workflow.wait_condition(
+                lambda: self._approved is not None,
+                timeout=timedelta(seconds=inp.approval_s),
+                timeout_summary="approval-deadline",
+            )
+        except TimeoutError:
+            self._awaiting = False
+            # An approval being checked as the deadline passed is answered before the end.
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            return Code.APPROVAL_EXPIRED.value
+        self._awaiting = False
+        self._set(eg.ReleaseState.RUNNING, None, inp)
+        return None
+
+    @workflow.update(name=APPROVE_UPDATE)
+    async def approve(self, approval: Approval) -> ApprovalAnswer:
+        self._approving = True  # first, before any await: a second approval now is refused
+        inp = self._release
+        step = ApprovalInput(
+            release_id=inp.release_id,
+            tenant=inp.tenant,
+            requested_by=inp.actor,
+            approval=approval,
+        )
+        try:
+            approved = await self._step(r.APPROVE, ApprovalActivities.accept, step)
+        except ReleaseStepFailed as f:
+            self._approving = False  # refused: the release waits on, unchanged
+            raise ApplicationError("approval refused", type=f.code, non_retryable=True) from None
+        if not self._awaiting:  # the deadline passed while it was checked
+            raise ApplicationError("the approval came too late", type=Code.APPROVAL_EXPIRED.value)
+        self._approved = approved
+        return ApprovalAnswer(
+            release_id=inp.release_id,
+            state=eg.ReleaseState.RUNNING,
+            requested_by=inp.actor,
+            approved_by=approved.approved_by,
+        )
+
+    @approve.validator
+    def _validate_approval(self, approval: Approval) -> None:
+        """Pure checks only: no store, no clock, no commands (the SDK's rule)."""
+        if self._approving or self._approved is not None:
+            raise ApplicationError("the release was already approved", type="ALREADY_DECIDED")
+        if not self._awaiting:
+            raise ApplicationError("the release waits for no approval", type="APPROVAL_NOT_PENDING")
+        inp = self._release
+        if approval.release_id != inp.release_id:
+            raise ApplicationError("an approval of another release", type="DECISION_INVALID")
+        if approval.by == inp.actor:
+            raise ApplicationError("a second person must approve", type="SAME_APPROVER")
+
+    @property
+    def _release(self) -> eg.ReleaseInput:
+        if self._inp is None:
+            raise ApplicationError("workflow input missing", type=Code.INTERNAL.value)
+        return self._inp
 
     def _step_models(self) -> bool:
         """Whether this run sends each step its own input: every run started since the patch."""

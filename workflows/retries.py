@@ -156,6 +156,9 @@ RENDER = Step("render", timedelta(minutes=20), RELEASE_RENDER_RETRY, RELEASE_HEA
 RECORD = Step("record", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
 RECEIPT = Step("receipt", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
 CLOSE = Step("close", timedelta(minutes=2), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
+#: A second person's approval checked and kept (two-person rule): store work; a refusal
+#: (SAME_APPROVER, OPERATOR_REVOKED ...) is final for that approval, the release waits on.
+APPROVE = Step("approve", timedelta(minutes=1), RELEASE_STORE_RETRY, RELEASE_HEARTBEAT)
 
 # --- redacted views (workflows/redact.py) ---------------------------------------
 

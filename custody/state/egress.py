@@ -190,6 +190,7 @@ def record_egress(
     workflow_id: str | None = None,
     run_id: str | None = None,
     once: str | None = None,
+    purpose: str | None = None,
 ) -> Event:
     """Append the egress event that must precede handing out the bytes.
 
@@ -207,6 +208,8 @@ def record_egress(
         "release_id": release_id,
         "recipient": recipient,
     }
+    if purpose is not None:  # the accounting of disclosures; absent from older events
+        detail["purpose"] = eg.check_purpose(purpose)
     fields: dict[str, object] = {
         "sha256": documents[0] if len(documents) == 1 else None,
         "actor": actor,
@@ -316,6 +319,7 @@ def hand_out(
     *,
     actor: str,
     documents: list[str],
+    purpose: str | None = None,
 ) -> bytes:
     """``data``, once the egress event for exactly these bytes is in the ledger.
 
@@ -334,6 +338,7 @@ def hand_out(
         documents=documents,
         bytes_sha256=sha256_bytes(data),
         size=len(data),
+        purpose=purpose,
     )
     return data
 
@@ -401,6 +406,7 @@ def _to_record(store: ObjectStore, event: Event, tenant: str | None) -> eg.Egres
         at=event.at,
         seq=event.seq,
         files=files,
+        purpose=_opt(d.get("purpose")),
     )
 
 

@@ -6,6 +6,9 @@ Temporal's retention dropped the workflows:
     custody egress ls [--recipient R] [--document SHA] [--policy P] [--since ISO]
     custody egress verify RELEASE_ID     exit 0 every check passes, 8 one FAILs, 5 unknown
     custody egress identify FILE         {release_id, recipient, match, by}, this tenant's only
+    custody egress report --field participant_id=VALUE [--since ISO]
+                                         one patient's disclosures (starter.evidence.disclosures):
+                                         [{at, recipient, release_id, description, purpose}]
 """
 
 from __future__ import annotations
@@ -55,6 +58,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ident = actions.add_parser("identify", parents=[common], help="which release a file is from")
     ident.add_argument("file", type=readable_file, help="the file found: PDF or image")
     ident.set_defaults(handler=identify_command)
+    report = actions.add_parser("report", parents=[common], help="one patient's disclosures")
+    report.add_argument(
+        "--field",
+        required=True,
+        metavar="NAME=VALUE",
+        help="the patient, by a field read (e.g. participant_id=P-00421), via the keyed index",
+    )
+    report.add_argument(
+        "--since", default=None, metavar="ISO", help="disclosures at or after this time"
+    )
+    report.set_defaults(handler=report_command)
 
 
 def _since(value: str | None) -> datetime | None:
@@ -90,6 +104,32 @@ def ls_command(args: argparse.Namespace, settings: Settings) -> int:
         for r in records
     ]
     emit(args, rows, "\n".join(lines) if records else "no egress events")
+    return Exit.OK
+
+
+def report_command(args: argparse.Namespace, settings: Settings) -> int:
+    from custody import field_index
+    from starter.evidence.disclosures import disclosures
+
+    name, sep, value = args.field.partition("=")
+    if not sep or not name.strip() or not value:
+        return fail(args.json, Code.USAGE, "--field takes NAME=VALUE", Exit.USAGE)
+    try:
+        since = _since(args.since)
+    except ValueError:
+        example = "--since takes an ISO 8601 time, e.g. 2025-01-31T12:00:00+00:00"
+        return fail(args.json, Code.USAGE, example, Exit.USAGE)
+    store = open_store(settings)
+    if field_index.keyring_of(store) is None:
+        detail = "--field needs the keyring (custody keys init): no index without"
+        return fail(args.json, Code.USAGE, detail, Exit.USAGE)
+    rows = disclosures(store, args.tenant, name.strip(), value, since)
+    lines = [
+        f"{r['at'][:19]}  {r['recipient']:<16} {(r['release_id'] or '-')[:12]:<12} "
+        f"{r['purpose'] or '-':<20} {r['description']}"
+        for r in rows
+    ]
+    emit(args, rows, "\n".join(lines) if rows else "no disclosures found")
     return Exit.OK
 
 

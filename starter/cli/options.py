@@ -85,6 +85,8 @@ TENANT_HELP: dict[str, str | None] = {
     "egress ls": "this tenant's egress events",
     "egress verify": "the tenant the release belongs to",
     "egress identify": "the tenant asking: only its own releases are named",
+    "egress report": "the tenant whose patient this is (its own field index)",
+    "release approve": "the tenant the release belongs to",
     "bench ledger": None,
     "witness serve": None,
     "witness key": None,

@@ -1,6 +1,7 @@
 """The edge's releases: ``POST /v1/releases`` and ``GET /v1/releases/{release_id}``.
 
-    POST {"documents": [sha256, ...], "recipient": NAME, "policy": "default"}
+    POST {"documents": [sha256, ...], "recipient": NAME, "policy": "default",
+          "purpose": TEXT (optional: the purpose of disclosure; default the policy's)}
         -> 202 {release_id, state: "running", code, recipient, policy, policy_sha256,
                 documents, files: []}   (Location: /v1/releases/{release_id})
     GET  -> 200 the same object; once it ended, ``delivered``, ``refused`` or
@@ -52,7 +53,9 @@ class Releases:
     async def start(self, request: Request) -> Response:
         try:
             tenant = self._authenticate(request)
-            docs, recipient, policy = _body(await self.gate.body(request))
+            body = await self.gate.body(request)
+            docs, recipient, policy = _body(body)
+            purpose = _purpose(body)
             await self.gate.admit(tenant.name)
             started = await release(
                 self.client,
@@ -61,6 +64,7 @@ class Releases:
                 policy=policy,
                 tenant=tenant.name,
                 actor=tenant.key_id,
+                purpose=purpose,
             )
             self.gate.started(tenant.name)
         except UploadError as err:
@@ -167,6 +171,17 @@ def _running(inp: eg.ReleaseInput) -> eg.ReleaseResult:
         documents=sorted(inp.documents),
         workflow_id=eg.release_workflow_id(inp.release_id),
     )
+
+
+def _purpose(body: Any) -> str | None:
+    """The request's purpose of disclosure, one printable line; None: the policy's."""
+    purpose = body.get("purpose") if isinstance(body, dict) else None
+    if purpose is None:
+        return None
+    try:
+        return eg.check_purpose(purpose) if isinstance(purpose, str) else eg.check_purpose("")
+    except ValueError as err:
+        raise UploadError(400, Code.BAD_REQUEST, f"purpose: {err}") from None
 
 
 def _body(body: Any) -> tuple[list[str], str, str]:

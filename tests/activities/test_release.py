@@ -27,10 +27,12 @@ from activities.engines.base import OcrEngine
 from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
 from custody import egress as eg
+from custody import ids
 from custody import release_steps as steps
 from custody import release_steps_v1 as v1
 from custody.ledger.events import Ledger
 from custody.ledger.signing import signer_from_settings
+from custody.models import SignedRecord
 from custody.settings import Settings
 from custody.state.egress import add_policy, add_recipient, revoke_recipient
 from custody.stores.local import LocalStore
@@ -172,6 +174,28 @@ def test_prepare_reads_the_policy_pinned_at_start_and_render_follows_it(desk: De
     rendered = desk.run(desk.acts.render, steps.Inputs(inp).render(prepared))
     assert [f.media_type for f in rendered.files] == ["text/plain"]
     assert rendered.manifest_sha256s == {}
+
+
+def _held(desk: Desk, rule: str) -> bool:
+    """Whether prepare holds a release of the published scan under a ``rule`` policy."""
+    policy = eg.Policy(name=f"held-{rule}", two_person=rule)  # type: ignore[arg-type]
+    add_policy(desk.store, desk.p.tenant, policy)
+    inp = desk.release().model_copy(update={"policy_sha256": policy.sha256()})
+    prepared: steps.Prepared = desk.run(desk.acts.prepare, _prepare(desk, inp))
+    return prepared.needs_approval
+
+
+def test_prepare_holds_for_a_second_person_as_the_policy_and_the_record_say(
+    copied: Desk,
+) -> None:
+    """always: held; none: not; flagged: only once the record names a field to review."""
+    key = ids.record_key(copied.p.sha256, copied.p.tenant)
+    signed = SignedRecord.model_validate_json(copied.store.get(key))
+    assert signed.record.fields_review == [] and signed.record.confidence_band != "review"
+    assert [_held(copied, rule) for rule in ("always", "none", "flagged")] == [True, False, False]
+    record = signed.record.model_copy(update={"fields_review": ["participant_id"]})
+    copied.store.put(key, signed.model_copy(update={"record": record}).model_dump_json().encode())
+    assert _held(copied, "flagged") is True
 
 
 def test_each_step_takes_its_v1_input_and_answers_as_for_todays(desk: Desk) -> None:

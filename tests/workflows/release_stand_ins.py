@@ -45,6 +45,8 @@ class Script(Scripted):
     #: When set, delivery waits for it, so a test can act while a release is out.
     hold: asyncio.Event | None = None
     delivering: asyncio.Event = field(default_factory=asyncio.Event)
+    #: What prepare says of the two-person rule: held for a second person's approval.
+    needs_approval: bool = False
 
 
 class ReleaseStandIns:
@@ -74,7 +76,13 @@ class ReleaseStandIns:
             created_by="test",
         )
         sources = [_source(sha) for sha in sorted(set(p.documents))]
-        return steps.Prepared(policy=policy, recipient=to, sources=sources, attempt=attempt)
+        return steps.Prepared(
+            policy=policy,
+            recipient=to,
+            sources=sources,
+            needs_approval=self._script().needs_approval,
+            attempt=attempt,
+        )
 
     @activity.defn(name="custody.release.render")
     async def render(self, inp: steps.RenderInput | v1.Prepared) -> steps.Rendered:

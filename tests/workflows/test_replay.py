@@ -9,7 +9,9 @@ and fairness key on every step, quarantined QUEUE_STALLED at its schedule-to-sta
 bound); ``preview`` and ``redact``, recorded by ``tests/starter/edge/test_preview.py``
 and ``tests/starter/cli/test_redact.py``. ``release-*-v1`` are releases recorded
 before the step models (patch ``release-step-models``): a release in flight across
-that upgrade replays them.
+that upgrade replays them. ``release-approved``, recorded by ``test_release_approval.py``:
+a release a two-person policy held until a second identity approved it (Update ``approve``,
+patch ``release-two-person``).
 ``*-v1`` and ``*-v2`` are kept from earlier versions of the workflow (v2: before
 object references were signed), so documents still in flight across an upgrade
 keep replaying; the unsuffixed ones are the current shape, recorded with a
@@ -68,6 +70,7 @@ async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
     }
     assert {f.stem for f in files} >= releases
     assert {f.stem for f in files} >= {"preview", "redact"}
+    assert "release-approved" in {f.stem for f in files}  # held for a second person
     for path in files:
         history = WorkflowHistory.from_json(path.stem, path.read_text())
         result = await _replayer().replay_workflow(history)

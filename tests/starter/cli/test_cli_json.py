@@ -112,6 +112,9 @@ CASES = [
     Case("retention apply", ("--dry-run",), has="dispositions"),
     Case("retention apply", (), Exit.DENIED),
     Case("release", (ZERO, "--to", "bob"), Exit.UNREACHABLE),
+    Case("release", (ZERO,), Exit.USAGE),  # no --to
+    Case("release", ("approve", "not-an-id"), Exit.USAGE),
+    Case("release", ("approve", "0" * 32), Exit.UNREACHABLE),
     Case("redact", (ZERO,), Exit.REJECTED, keyring=True, has="error"),
     Case("recipients add", ("bob", "--outbox", "{home}/outbox"), has="name"),
     Case("recipients ls"),
@@ -120,6 +123,9 @@ CASES = [
     Case("policies ls"),
     Case("policies show", ("default",), has="policy"),
     Case("egress ls"),
+    Case("egress report", ("--field", "participant_id"), Exit.USAGE),
+    Case("egress report", ("--field", "participant_id=P-1"), Exit.USAGE),  # no keyring
+    Case("egress report", ("--field", "participant_id=P-1"), keyring=True),
     Case("egress verify", ("not-an-id",), Exit.USAGE),
     Case("egress identify", ("{home}/probe.bin",), has="match"),
     Case("egress identify", ("{home}/missing.bin",), Exit.NOT_FOUND),

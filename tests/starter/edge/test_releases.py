@@ -85,7 +85,7 @@ async def _until_done(http: httpx.AsyncClient, location: str, auth: dict[str, st
 @pytest.fixture(scope="module")
 async def released(temporal_client: Client, published: Tenanted, ocr_engine: OcrEngine) -> Released:
     p = published
-    body = {"documents": [p.sha256], "recipient": RECIPIENT}
+    body = {"documents": [p.sha256], "recipient": RECIPIENT, "purpose": "continuing care"}
     async with EdgeHarness(custody_client(temporal_client, p.settings)) as edge:
         # No worker yet: the release waits, and GET must answer it from its history.
         started = await edge.http.post("/v1/releases", json=body, headers=p.auth)
@@ -118,11 +118,12 @@ async def test_edge_release_post_answers_202_running_then_get_delivered(
 async def test_edge_release_actor_is_the_api_key_id(
     published: Tenanted, released: Released
 ) -> None:
-    """The egress event names the API key's id as the actor, never the key itself."""
+    """The egress event names the API key's id as the actor, never the key itself, and the
+    body's purpose of disclosure."""
     p, rid = published, released.finished["release_id"]
     store = LocalStore(p.settings.objects_dir)
     [event] = [e for e in egress_events(store, p.tenant) if e.release_id == rid]
-    assert event.actor == p.key_id
+    assert event.actor == p.key_id and event.purpose == "continuing care"
     assert "cst_" not in event.actor
 
 
@@ -145,6 +146,8 @@ async def test_edge_release_post_again_joins_the_same_release(
         ({"documents": ["ab" * 32], "recipient": "nobody"}, 404, "RECIPIENT_UNKNOWN"),
         ({"documents": ["ab" * 32], "recipient": RECIPIENT, "policy": "no"}, 404, "POLICY_UNKNOWN"),
         ({"documents": ["ab" * 32], "recipient": "clinic-gone"}, 422, "RECIPIENT_REVOKED"),
+        ({"documents": ["ab" * 32], "recipient": RECIPIENT, "purpose": "a\nb"}, 400, "BAD_REQUEST"),
+        ({"documents": ["ab" * 32], "recipient": RECIPIENT, "purpose": 7}, 400, "BAD_REQUEST"),
     ],
 )
 async def test_edge_release_refusals_are_coded(
