@@ -65,7 +65,12 @@ def _device(group: argparse._ArgumentGroup) -> None:
         "--iobinding", action=argparse.BooleanOptionalAction, default=True, help="CTC head"
     )
     group.add_argument("--cuda-graphs", action="store_true", help="replay the detector")
-    group.add_argument("--gpu-provider", choices=("cuda", "tensorrt"), default="cuda")
+    group.add_argument(
+        "--gpu-provider",
+        choices=("cuda", "tensorrt"),
+        default="cuda",
+        help="with --device cuda: onnxruntime's CUDA or TensorRT execution provider",
+    )
     group.add_argument(
         "--profile-dir", type=Path, default=None, help="onnxruntime's profiler writes here"
     )
