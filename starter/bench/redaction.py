@@ -55,7 +55,7 @@ _MAX_REFUSED_CLEAN = 0.1
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from activities.engines.selection import build_engine
     from activities.engines.tesseract import TesseractEngine
-    from starter.bench import born_digital, referrals
+    from starter.bench import born_digital, referrals, referrals_b
     from starter.bench.ocr import default_corpus
 
     corpus: Path = args.corpus or default_corpus()
@@ -67,6 +67,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         root = Path(tmp)
         sets = {
             "referrals": documents(referrals.write_set(root / "r", args.referrals, args.seed)),
+            # The fields engineer's second generator: drawn after the detectors were
+            # written, never tuned on by them (its held-out split is not the fields' tuning).
+            "referrals_b_held_out": documents(
+                referrals_b.write_set(root / "rb", args.referrals, args.seed, "held_out")
+            ),
             "receipts": documents(sorted(corpus.glob("sroie_*"))),
             **{
                 f"born_digital_{split}": documents(
