@@ -41,23 +41,7 @@ def page_layer(pdf: pdfium.PdfDocument, index: int, dpi: int) -> PageText | None
 def any_layer(page: pdfium.PdfPage, index: int, dpi: int) -> PageText:
     """A page's text layer as words at ``dpi``, hidden or not, whatever covers the page: how
     the redaction check reads a view this process built (its words lie over its images)."""
-    width, height = page.get_size()
-    scale = dpi / 72
-    textpage = page.get_textpage()
-    try:
-        text, words = textpage.get_text_range(), _words(textpage, height, scale)
-    finally:
-        textpage.close()
-    return PageText(
-        page=index,
-        width=round(width * scale),
-        height=round(height * scale),
-        text=_tidy(text),
-        words=words,
-        mean_confidence=1.0,
-        seconds=0.0,
-        source="text-layer",
-    )
+    return _layer(page, index, dpi / 72).model_copy(update={"source": "text-layer"})
 
 
 def layer_sha256(text: PageText) -> str:
@@ -69,12 +53,16 @@ def _read(page: pdfium.PdfPage, index: int, scale: float) -> PageText | None:
     width, height = page.get_size()
     if _image_share(page, width * height) > _MAX_IMAGE_SHARE or _has_invisible_text(page):
         return None
+    layer = _layer(page, index, scale)
+    return layer if len(layer.text) >= _MIN_CHARS else None
+
+
+def _layer(page: pdfium.PdfPage, index: int, scale: float) -> PageText:
+    """The page's text layer as words at ``scale``, empty or not."""
+    width, height = page.get_size()
     textpage = page.get_textpage()
     try:
-        text = textpage.get_text_range()
-        if len(text.strip()) < _MIN_CHARS:
-            return None
-        words = _words(textpage, height, scale)
+        text, words = textpage.get_text_range(), _words(textpage, height, scale)
     finally:
         textpage.close()
     return PageText(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -37,17 +37,7 @@ Detector = Literal[
     "address",
     "organisation",
 ]
-DETECTORS: tuple[Detector, ...] = (
-    "participant_id",
-    "mrn",
-    "date_of_birth",
-    "person_name",
-    "patient_name",
-    "phone",
-    "email",
-    "address",
-    "organisation",
-)
+DETECTORS: tuple[Detector, ...] = get_args(Detector)
 
 
 class RedactionPolicy(BaseModel):
