@@ -406,14 +406,8 @@ def _ocr_input(inp: DocumentInput, staged: StageResult, valid: ValidationResult)
 def _pages_input(
     inp: DocumentInput, staged: StageResult, valid: ValidationResult
 ) -> ReviewPagesInput:
-    return ReviewPagesInput(
-        sha256=inp.sha256,
-        tenant=inp.tenant,
-        source_key=staged.source_key,
-        source_sig=staged.source_sig,
-        media_type=valid.media_type,
-        pages=valid.pages,
-    )
+    """The pages a reviewer sees: the same source, signature and pages as OCR read."""
+    return ReviewPagesInput(**_ocr_input(inp, staged, valid).model_dump())
 
 
 def _check_input(
