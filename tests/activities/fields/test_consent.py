@@ -9,34 +9,10 @@ from activities.engines.base import OcrEngine
 from activities.fields import extract
 from activities.fields.marks import find_marks
 from custody.fields import DocType, FoundField
-from custody.models import Mark, PageText, Word
+from custody.models import Mark, PageText
+from tests.activities.fields.pages import flowing
 
-
-def _page(rows: list[str], marks: list[Mark] | None = None, conf: float = 0.99) -> PageText:
-    """Row ``n`` at y = 100 + 80n from x = 160, 20 px a letter, one space between words."""
-    words = []
-    for n, row in enumerate(rows):
-        x, y = 160, 100 + 80 * n
-        for text in row.split():
-            w = 20 * len(text)
-            words.append(
-                Word(
-                    text=text,
-                    confidence=conf,
-                    box=[[x, y], [x + w, y], [x + w, y + 30], [x, y + 30]],
-                )
-            )
-            x += w + 20
-    return PageText(
-        page=0,
-        width=1700,
-        height=2200,
-        text="",
-        words=words,
-        mean_confidence=conf,
-        seconds=0.0,
-        marks=marks or [],
-    )
+_page = flowing
 
 
 def _consent(page: PageText) -> FoundField:

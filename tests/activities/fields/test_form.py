@@ -6,31 +6,10 @@ from activities.fields import extract
 from activities.fields.form import PRECISION, read_pairs
 from activities.fields.layout import page_lines
 from custody.fields import FormPair
-from custody.models import Mark, PageText, Word
+from custody.models import Mark, PageText
+from tests.activities.fields.pages import placed
 
-Row = list[tuple[str, int]]
-
-
-def _page(
-    rows: list[Row], *, dy: int = 80, conf: float = 0.99, marks: list[Mark] | None = None
-) -> PageText:
-    """Row ``n`` at y = 100 + dy*n, 30 px high, each word at its x, 20 px a letter."""
-    words = []
-    for n, row in enumerate(rows):
-        y = 100 + dy * n
-        for text, x in row:
-            box = [[x, y], [x + 20 * len(text), y], [x + 20 * len(text), y + 30], [x, y + 30]]
-            words.append(Word(text=text, confidence=conf, box=box))
-    return PageText(
-        page=0,
-        width=1700,
-        height=2200,
-        text="",
-        words=words,
-        mean_confidence=conf,
-        seconds=0.0,
-        marks=marks or [],
-    )
+_page = placed
 
 
 def _pairs(page: PageText) -> list[FormPair]:

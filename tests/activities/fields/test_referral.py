@@ -9,28 +9,9 @@ from activities.fields.marks import find_marks
 from custody.fields import DocType
 from custody.models import Mark, PageText, Word
 from starter.bench.referrals import generate
+from tests.activities.fields.pages import placed
 
-
-def _page(
-    rows: list[list[tuple[str, int]]], *, conf: float = 0.99, marks: list[Mark] | None = None
-) -> PageText:
-    """A page whose row ``n`` sits at y = 100 + 80n, each word at its given x (20 px per letter)."""
-    words = []
-    for n, row in enumerate(rows):
-        y = 100 + 80 * n
-        for text, x in row:
-            box = [[x, y], [x + 20 * len(text), y], [x + 20 * len(text), y + 30], [x, y + 30]]
-            words.append(Word(text=text, confidence=conf, box=box))
-    return PageText(
-        page=0,
-        width=1700,
-        height=2200,
-        text="",
-        words=words,
-        mean_confidence=conf,
-        seconds=0.0,
-        marks=marks or [],
-    )
+_page = placed
 
 
 def test_extract_takes_referral_date_not_date_of_birth_beside_it() -> None:

@@ -1,0 +1,42 @@
+"""Pages of words laid out by hand, for the field readers' tests: 30 px high, 20 px a letter."""
+
+from __future__ import annotations
+
+from custody.models import Mark, PageText, Word
+
+#: One row of a page: each word and the x it starts at.
+Row = list[tuple[str, int]]
+
+
+def placed(
+    rows: list[Row], *, dy: int = 80, conf: float = 0.99, marks: list[Mark] | None = None
+) -> PageText:
+    """Row ``n`` at y = 100 + dy*n, each word at its given x."""
+    words = []
+    for n, row in enumerate(rows):
+        y = 100 + dy * n
+        for text, x in row:
+            box = [[x, y], [x + 20 * len(text), y], [x + 20 * len(text), y + 30], [x, y + 30]]
+            words.append(Word(text=text, confidence=conf, box=box))
+    return PageText(
+        page=0,
+        width=1700,
+        height=2200,
+        text="",
+        words=words,
+        mean_confidence=conf,
+        seconds=0.0,
+        marks=marks or [],
+    )
+
+
+def flowing(rows: list[str], marks: list[Mark] | None = None, conf: float = 0.99) -> PageText:
+    """Row ``n`` at y = 100 + 80n from x = 160, one space (20 px) between words."""
+    placed_rows: list[Row] = []
+    for row in rows:
+        x, words = 160, []
+        for text in row.split():
+            words.append((text, x))
+            x += 20 * len(text) + 20
+        placed_rows.append(words)
+    return placed(placed_rows, conf=conf, marks=marks)
