@@ -16,7 +16,6 @@ Ground truth goes beside each file as ``<stem>.fields.json``:
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from starter.bench.degrade import degrade
+from starter.bench.referral_files import write_referral
 
 WIDTH, HEIGHT = 1700, 2200  # US letter at 200 dpi
 PAPER, INK = 250, 20
@@ -134,15 +134,7 @@ def write_set(out: Path, count: int, seed: int) -> list[Path]:
     written = []
     for index in range(count):
         ref = generate(index, seed)
-        if len(ref.pages) == 1:
-            path = out / f"{ref.stem}.png"
-            ref.pages[0].save(path)
-        else:
-            path = out / f"{ref.stem}.pdf"
-            ref.pages[0].save(path, save_all=True, append_images=ref.pages[1:], resolution=200.0)
-        truth = {"type": "referral", "fields": ref.truth, "drawn": ref.meta}
-        (out / f"{ref.stem}.fields.json").write_text(json.dumps(truth, indent=1, sort_keys=True))
-        written.append(path)
+        written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta))
     return written
 
 

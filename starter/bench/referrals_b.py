@@ -27,13 +27,13 @@ beside each file as ``<stem>.fields.json``, as the first generator writes it.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
 
+from starter.bench.referral_files import write_referral
 from starter.bench.referrals_b_forms import FAMILIES
 from starter.bench.referrals_b_pages import finish
 from starter.bench.referrals_b_values import draw_values
@@ -78,13 +78,6 @@ def write_set(out: Path, count: int, seed: int, split: str) -> list[Path]:
     written = []
     for index in range(count):
         ref = generate(index, seed, split)
-        if len(ref.pages) == 1:
-            path = out / f"{ref.stem}.png"
-            ref.pages[0].save(path, dpi=(200, 200))
-        else:
-            path = out / f"{ref.stem}.pdf"
-            ref.pages[0].save(path, save_all=True, append_images=ref.pages[1:], resolution=200.0)
-        truth = {"type": "referral", "fields": ref.truth, "drawn": ref.meta}
-        (out / f"{ref.stem}.fields.json").write_text(json.dumps(truth, indent=1, sort_keys=True))
-        written.append(path)
+        dpi = {"dpi": (200, 200)}
+        written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta, dpi))
     return written

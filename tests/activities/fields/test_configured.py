@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from activities.fields import extract
 from custody.doctypes import TypeSpec, shipped_types
-from custody.models import Mark, PageText, Word
+from custody.models import Mark, PageText
+from tests.activities.fields.pages import Row, placed
 
-Row = list[tuple[str, int]]
 DISCHARGE = [
     [("DISCHARGE", 100), ("SUMMARY", 320)],
     [("Patient:", 100), ("Jane", 600), ("Doe", 720)],
@@ -22,23 +22,8 @@ DISCHARGE = [
 
 
 def _page(rows: list[Row], *, marks: list[Mark] | None = None) -> PageText:
-    """Row ``n`` at y = 100 + 80n, 30 px high, each word at its x, 20 px a letter."""
-    words = []
-    for n, row in enumerate(rows):
-        y = 100 + 80 * n
-        for text, x in row:
-            box = [[x, y], [x + 20 * len(text), y], [x + 20 * len(text), y + 30], [x, y + 30]]
-            words.append(Word(text=text, confidence=0.98, box=box))
-    return PageText(
-        page=0,
-        width=1700,
-        height=2200,
-        text="",
-        words=words,
-        mean_confidence=0.98,
-        seconds=0.0,
-        marks=marks or [],
-    )
+    """Row ``n`` at y = 100 + 80n, each word at its x (:func:`placed`, at confidence 0.98)."""
+    return placed(rows, conf=0.98, marks=marks)
 
 
 def _values(page: PageText, **kwargs: object) -> dict[str, object]:
