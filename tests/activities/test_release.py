@@ -1,6 +1,6 @@
 """The release activities on their own: Temporal's ``ActivityEnvironment``, a real local
 store, ledger, signer, renderer and outbox, and one document the real pipeline published
-for the module (with one it rejected).
+for the session (with one it rejected), copied for the module.
 
 What the workflow's branch tests stand in for: each activity's refusals, the policy read
 by its pinned hash, the nested v1 inputs a release started before the step models still
@@ -19,11 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.engines.base import OcrEngine
 from activities.release import ReleaseActivities
 from activities.scratch import StagingArea
 from custody import egress as eg
@@ -36,8 +34,9 @@ from custody.models import SignedRecord
 from custody.settings import Settings
 from custody.state.egress import add_policy, add_recipient, revoke_recipient
 from custody.stores.local import LocalStore
-from starter.client.submit import submit, wait
-from tests.helpers import make_settings, publish_scan, recipient, running_pipeline
+from tests.helpers import recipient
+from tests.published import Published as Shared
+from tests.published import copy_published
 
 
 @dataclass(frozen=True)
@@ -49,20 +48,10 @@ class Published:
 
 
 @pytest.fixture(scope="module")
-async def published(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-) -> Published:
-    settings = make_settings(tmp_path_factory.mktemp("release-acts"), temporal_address)
-    tenant = "acts-" + os.urandom(4).hex()
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sha = await publish_scan(custody, corpus, tenant)
-        bad = await submit(custody, b"%PDF-1.4 not really a pdf", tenant=tenant)
-        await wait(custody, bad.sha256, tenant=tenant)
-    return Published(settings, tenant, sha, bad.sha256)
+def published(published_once: Shared, tmp_path_factory: pytest.TempPathFactory) -> Published:
+    """A copy of the session's published store: its phototest scan and its rejected file."""
+    p = copy_published(published_once, tmp_path_factory.mktemp("release-acts"))
+    return Published(p.settings, p.tenant, p.sha256, p.rejected)
 
 
 @dataclass
