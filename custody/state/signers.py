@@ -25,6 +25,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from custody.errors import ConfigurationError
+from custody.keys.keyring import Keyring, keys_dir, load_keyring
 from custody.ledger.checkpoints import open_witness
 from custody.ledger.signing import (
     ALGORITHM,
@@ -46,6 +47,9 @@ class StateKeys:
     trusted: Mapping[str, Ed25519PublicKey] = field(default_factory=dict)
     #: Where the system log's checkpoints are witnessed (custody.state.anchor), if anywhere.
     witness: ObjectStore | None = None
+    #: The deployment's keyring: the system log is sealed under its system KEK, also when
+    #: state itself is read through a plain store (custody.stores.system.system_log_store).
+    keyring: Keyring | None = None
 
     def sign(self, payload: bytes) -> Signature:
         if self.signer is None:
@@ -69,14 +73,23 @@ def state_keys(settings: Settings) -> StateKeys:
     signer = signer_from_settings(settings)
     trusted = dict(_folder_keys(settings.signing_path))
     trusted[signer.kid] = signer.public
-    return StateKeys(signer, trusted, open_witness(settings))
+    return StateKeys(signer, trusted, open_witness(settings), _keyring(settings))
 
 
 def _reader_keys(settings: Settings) -> StateKeys:
     secret = settings.signing_key.get_secret_value() if settings.signing_key else None
     held = local_public_keys(settings.signing_path, secret, production=settings.env == "production")
     trusted = {**_folder_keys(settings.signing_path), **{key_id(k): k for k in held}}
-    return StateKeys(None, trusted, open_witness(settings))
+    return StateKeys(None, trusted, open_witness(settings), _keyring(settings))
+
+
+def _keyring(settings: Settings) -> Keyring | None:
+    """The keyring the system log is sealed with; None where there is none to be had
+    (a deployment's other checks refuse a production without keys, not a state read)."""
+    try:
+        return load_keyring(settings)
+    except ConfigurationError:
+        return None
 
 
 def _folder_keys(folder: Path) -> dict[str, Ed25519PublicKey]:
@@ -103,7 +116,8 @@ def default_keys(*, write: bool = True) -> StateKeys:
     folder = settings.signing_path
     names = tuple(sorted(os.listdir(folder))) if folder.is_dir() else ()
     secret = settings.signing_key.get_secret_value() if settings.signing_key else ""
-    witness = (str(settings.witness_dir or ""), settings.witness_s3_bucket or "")
+    witness: tuple[str, ...] = (str(settings.witness_dir or ""), settings.witness_s3_bucket or "")
+    witness += (str(keys_dir(settings).is_dir()), str(settings.keys_json is not None))
     marker = (str(folder), secret, names, settings.env, witness)
     if marker not in _DEFAULT:
         keys = state_keys(settings)

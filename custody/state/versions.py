@@ -51,6 +51,7 @@ from custody.settings import Settings
 from custody.state.anchor import Logged, check, log_version
 from custody.state.signers import StateKeys, default_keys
 from custody.stores import ObjectStore
+from custody.stores.system import system_log_store
 
 log = structlog.get_logger("custody.state.versions")
 
@@ -136,7 +137,7 @@ def append(store: ObjectStore, prefix: str, body: bytes, *, keys: StateKeys | No
     logged = _anchored(store, prefix, head, keys)
     if head is not None and (logged is None or logged.n < head.n):
         # A crashed writer's version, or one from before the log held versions.
-        log_version(store, prefix, head.n, head.sha256, keys.signer, keys.witness)
+        log_version(_log(store, keys), prefix, head.n, head.sha256, keys.signer, keys.witness)
     for _ in range(_MAX_RACE):
         n, prev = (head.n + 1, head.sha256) if head else (1, None)
         version = _Version(prefix=prefix, n=n, prev=prev, body=body.decode())
@@ -144,7 +145,7 @@ def append(store: ObjectStore, prefix: str, body: bytes, *, keys: StateKeys | No
         raw = canonical_json(signed.model_dump(mode="json"))
         if store.create(_key(prefix, n), raw):
             _remember(store, prefix, _Head(n, _sha256(raw), body))
-            log_version(store, prefix, n, _sha256(raw), keys.signer, keys.witness)
+            log_version(_log(store, keys), prefix, n, _sha256(raw), keys.signer, keys.witness)
             return n
         # A racer took N (or the listing was stale): its version must chain too.
         head = _verified(store, prefix, n, head, keys)
@@ -180,11 +181,16 @@ def _anchored(
     """
     n, sha256 = (head.n, head.sha256) if head else (0, None)
     witness = (keys.witness, keys.trusted) if keys.witness is not None else None
-    logged = check(store, prefix, n, sha256, witness)
+    logged = check(_log(store, keys), prefix, n, sha256, witness)
     if head is not None and (logged is None or logged.n < n) and (prefix, n) not in _WARNED:
         _WARNED.add((prefix, n))
         log.warning("state_unlogged", prefix=prefix, n=n, logged=logged.n if logged else 0)
     return logged
+
+
+def _log(store: ObjectStore, keys: StateKeys) -> ObjectStore:
+    """The system log as the ledger keeps it (sealed), seen from the store state is read in."""
+    return system_log_store(store, keys.keyring)
 
 
 def _remember(store: ObjectStore, prefix: str, head: _Head) -> None:

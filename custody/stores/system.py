@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from custody.errors import ConfigurationError
+from custody.keys.keyring import Keyring
 from custody.stores.base import ObjectStore
 
 SYSTEM_SCOPE = "_system"
@@ -43,8 +44,36 @@ def system_sealed(store: ObjectStore) -> ObjectStore:
     return clone
 
 
+def system_log_store(store: ObjectStore, keyring: Keyring | None) -> ObjectStore:
+    """The store the system log is read and written through, given the store a caller holds.
+
+    State versions live plain (``open_raw_store``) beside a log that the rest of the
+    deployment seals under the system KEK: a reader of state that opened the log
+    through its plain store read ciphertext. Given the deployment's ``keyring``, a
+    plain store is seen as the ledger sees it: written sealed under the system KEK,
+    read sealed (or, for an object written plain, as it is). A store that already
+    seals, or a deployment without keys, is used as it is.
+    """
+    from custody.stores.sealed import SealedStore
+
+    if keyring is None or _seals(store):
+        return system_sealed(store)
+    return _SystemSealed(store, SealedStore(store, keyring, SYSTEM_SCOPE))
+
+
+def _seals(store: ObjectStore) -> bool:
+    from custody.stores.sealed import SealedStore
+
+    while store is not None:
+        if isinstance(store, SealedStore | _SystemSealed):
+            return True
+        store = getattr(store, "inner", None)  # type: ignore[assignment]
+    return False
+
+
 class _SystemSealed:
-    """Writes under the system KEK; reads try it first, then the tenant's (older ledgers)."""
+    """Writes under the system KEK; reads try it first, then the tenant's (older ledgers),
+    or the plain store itself (:func:`system_log_store`: an object written plain)."""
 
     def __init__(self, tenant: ObjectStore, system: ObjectStore) -> None:
         self._tenant = tenant
