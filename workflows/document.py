@@ -43,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
         CheckInput,
         CheckResult,
         ConcludeInput,
+        ConcludeResult,
         DocState,
         DocumentInput,
         DocumentResult,
@@ -257,25 +258,7 @@ class DocumentWorkflow:
     ) -> DocumentResult:
         self._code = failed.code
         self._attempts[failed.step] = failed.attempts
-        self._enter(failed.state)
-        info = workflow.info()
-        concluded = await self._execute(
-            r.CONCLUDE,
-            PublishActivities.conclude,
-            ConcludeInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                source_id=inp.source_id,
-                state=failed.state,
-                code=failed.code,
-                attempts=dict(self._attempts),
-                transitions=list(self._transitions),
-                workflow_id=info.workflow_id,
-                run_id=info.run_id,
-                source_key=kept_key,
-                document_type=inp.document_type,
-            ),
-        )
+        concluded = await self._record_outcome(inp, failed.state, failed.code, kept_key)
         result = self._result(record_key=concluded.outcome_key)
         if workflow.patched(OUTCOME_PATCH):
             workflow.continue_as_new(args=[result], workflow=_OUTCOME_TYPES[failed.state])
@@ -284,17 +267,23 @@ class DocumentWorkflow:
     async def _cancelled(self, inp: DocumentInput, kept_key: str) -> None:
         """Record the cancellation as its own outcome, then let the run end cancelled."""
         self._code = Code.CANCELLED.value
-        self._enter(DocState.CANCELLED)
+        await self._record_outcome(inp, DocState.CANCELLED, Code.CANCELLED.value, kept_key)
+
+    async def _record_outcome(
+        self, inp: DocumentInput, state: DocState, code: str, kept_key: str | None
+    ) -> ConcludeResult:
+        """Enter ``state`` and record it as the document's outcome (the conclude step)."""
+        self._enter(state)
         info = workflow.info()
-        await self._execute(
+        return await self._execute(
             r.CONCLUDE,
             PublishActivities.conclude,
             ConcludeInput(
                 sha256=inp.sha256,
                 tenant=inp.tenant,
                 source_id=inp.source_id,
-                state=DocState.CANCELLED,
-                code=Code.CANCELLED.value,
+                state=state,
+                code=code,
                 attempts=dict(self._attempts),
                 transitions=list(self._transitions),
                 workflow_id=info.workflow_id,
