@@ -28,6 +28,9 @@ PYTEST_ARGS ?=
 # What `make test` leaves out: the long forms (`slow`) and the slow chaos scenarios (`chaos`);
 # `make test-long` runs exactly those, and CI runs both (pyproject.toml's markers say why).
 TEST_MARKS ?= not slow and not chaos
+# `make test` runs on this many pytest-xdist workers, a test file to a worker (each worker
+# starts its own Temporal dev server and publishes its own session store); 0 runs in-process.
+TEST_WORKERS ?= 2
 
 # The lock's exports: requirements/NAME.txt from `uv export` with these arguments.
 EXPORT := $(UV) export --frozen --quiet --format requirements-txt --no-emit-project
@@ -112,7 +115,7 @@ test-deps: $(CHECKOV_STAMP)
 		{ echo "missing: apt-get install chromium (as root)" >&2; exit 1; }
 
 test: $(TEST_STAMP) system-deps test-deps
-	$(BIN)/python -m pytest -m "$(TEST_MARKS)" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "$(TEST_MARKS)" -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 test-long: $(TEST_STAMP) system-deps test-deps
 	$(BIN)/python -m pytest -m "slow or chaos" $(PYTEST_ARGS)

@@ -211,7 +211,10 @@ async def list_documents(
         clauses.append(f"{SA_TENANT} = '{ids.check_tenant(tenant) or ''}'")
     rows: list[ListRow] = []
     async for wf in client.temporal.list_workflows(" AND ".join(clauses), limit=limit):
-        sha, wf_tenant = ids.parse_workflow_id(wf.id)
+        try:
+            sha, wf_tenant = ids.parse_workflow_id(wf.id)
+        except ValueError:  # a run of the type started by hand under another id: not ours
+            continue
         attrs = wf.typed_search_attributes
         rows.append(
             ListRow(

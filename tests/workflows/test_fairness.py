@@ -33,6 +33,7 @@ from custody.settings import Settings
 from custody.stores.local import LocalStore
 from starter.client import backlog
 from starter.client.connect import CustodyClient
+from starter.client.read import list_documents
 from tests.workflows.stand_ins import Script, StandIns, start_document
 from workers.versioning import WORKFLOWS
 from workflows.document import DocumentWorkflow
@@ -163,6 +164,9 @@ async def test_fairness_deep_backlog_gets_lower_weight(
         weight = await backlog.fairness_weight(client, "tenant-heavy")
         assert weight == backlog_weight(deep) < 1.0
         assert await backlog.fairness_weight(client, "tenant-light") == 1.0
+        # Runs of the type under ids not Custody's are left out of every listing.
+        listed = await list_documents(client, all_tenants=True, limit=10_000)
+        assert not {row.workflow_id for row in listed} & {h.id for h in handles}
     finally:
         for handle in handles:
             await handle.terminate()

@@ -61,6 +61,7 @@ async def released(
     tmp_path_factory: pytest.TempPathFactory,
     temporal_client: Client,
     ocr_engine: OcrEngine,
+    request: pytest.FixtureRequest,
 ) -> Released:
     """The session's two published documents after a rotation and one release, copied;
     then both released together, to a recipient of this copy's own (its own outbox)."""
@@ -69,9 +70,12 @@ async def released(
     async with running_pipeline(
         temporal_client, p.settings, ocr_engine, with_ocr_worker=False
     ) as custody:
-        add_recipient(custody.store, recipient(p.tenant, "clinic-r", home / "outbox-r"))
+        # Its own recipient name per module: the release id derives from tenant, recipient
+        # and documents, and the modules reusing this fixture may run at once (xdist).
+        to = f"clinic-{hashlib.sha256(request.module.__name__.encode()).hexdigest()[:8]}"
+        add_recipient(custody.store, recipient(p.tenant, to, home / "outbox-r"))
         docs = [p.sha256, p.other]
-        started = await release(custody, docs, to="clinic-r", tenant=p.tenant, actor="op")
+        started = await release(custody, docs, to=to, tenant=p.tenant, actor="op")
         both = await asyncio.wait_for(wait_release(custody, started.release_id), 240)
     assert both.state is eg.ReleaseState.DELIVERED, both
     return Released(
