@@ -22,19 +22,19 @@ LABELS: dict[str, tuple[str, ...]] = {
         "Volunteer number", "Cohort ID", "Screening no.",
     ),
     "referral_date": (
-        "Referral received", "Date of request", "Request date", "Received on",
+        "Referral received", "Date of receipt", "Request date", "Received on",
         "Date request made", "Referral dated",
     ),
     "referring_clinic": (
-        "Requesting site", "Referring unit", "Sending department", "Originating practice",
+        "Requesting site", "Requesting location", "Sending department", "Originating practice",
         "Site of origin",
     ),
     "clinician": (
-        "Requested by", "Requesting consultant", "Ordering clinician", "Responsible clinician",
-        "Referred by",
+        "Under the care of", "Requesting consultant", "Ordering clinician", "Responsible clinician",
+        "Clinician in charge",
     ),
     "reason": (
-        "Clinical question", "Indication", "Reason for request", "Summary of problem",
+        "Clinical question", "Indication", "Purpose of referral", "Summary of problem",
         "Question to be answered",
     ),
     "consent": (
@@ -90,7 +90,7 @@ ID_SHAPES: tuple[Callable[[random.Random], str], ...] = (
     lambda r: f"TRX/{r.randint(24, 26)}/{r.randint(0, 9999):05d}",
     lambda r: f"HRC-{r.randint(24, 26)}-{r.randint(1000, 9999)}{r.choice('KMQX')}",
     lambda r: f"CV{r.randint(1, 9)}.{r.randint(100, 999)}.{r.randint(10, 99)}",
-    lambda r: f"VOL{r.randint(10000, 99999)}",
+    lambda r: f"{r.choice(('LDS', 'BRI', 'NCL'))}{r.randint(1, 40):03d}-{r.randint(1, 999):04d}",
 )
 #: Printed date styles; every style prints an ISO date back unambiguously (day first).
 DATES: dict[str, Callable[[date], str]] = {
