@@ -4,11 +4,13 @@ Every scan with ground truth (``starter.bench.fields_score``) is submitted to a
 throwaway stack of separate processes (``starter.bench.pipeline``) **without
 its type**, so classification is measured with the fields. Referrals come from
 the corpus when it holds any, else ``--referrals N`` are drawn from each of
-four sets into a temporary folder (seed ``--seed``): the first generator
+five sets into a temporary folder (seed ``--seed``): the first generator
 (``starter.bench.referrals``), the second's tuning families and the families
 of its first held-out split (measured once, then tuned on), all three the
 **tuning** split; and the second's held-out families and wordings, the
-**held_out** split (``starter.bench.referrals_b``), never tuned on. A
+**held_out** split (``starter.bench.referrals_b``), never tuned on; and the
+third generator's, written blind, the **held_out_c** split
+(``starter.bench.referrals_c``), never tuned on either. A
 document that was not published counts each of its fields as missing. Each
 published referral is also read again with its bars at zero
 (``activities.fields.unbarred``) for the confidence bands.
@@ -18,7 +20,8 @@ field ``expected``, ``exact``, ``missing``, ``wrong``, ``wrong_confident``,
 ``exact_share``, ``wrong_by_band``, ``proposed_bar``, ``bar``,
 ``wrong_at_or_above_bar``, ``bar_held``), ``consent_wrong``, ``by_type`` (the
 same per ground-truth type), ``splits`` (the same for ``tuning`` and
-``held_out``), ``targets`` (``held_out``: issue #27's targets on that split),
+``held_out``, and ``held_out_c``), ``targets`` (``held_out`` and ``held_out_c``:
+issue #27's targets on each of those splits),
 and ``pairs``: a generic form's key-value pairs against FUNSD's links, for the
 scans with a FUNSD annotation (``starter.bench.pairs``).
 """
@@ -40,12 +43,13 @@ from custody.fields import DocType, Extraction, FoundField
 from custody.models import DocState, DocumentResult, PageText, SignedRecord
 from custody.settings import Settings
 from custody.stores.base import ObjectStore
-from starter.bench.fields_score import Tally, Truth, targets, truth_for
+from starter.bench.fields_score import Tally, Truth, held_out_targets, targets, truth_for
 from starter.bench.ocr import default_corpus
 from starter.bench.pairs import PairTally, form_truth, links_for
 from starter.bench.pipeline import pipeline_stack
 from starter.bench.referrals import write_set
 from starter.bench.referrals_b import write_set as write_set_b
+from starter.bench.referrals_c import write_set as write_set_c
 from starter.cli.output import Exit, emit
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
@@ -79,11 +83,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def drawn_referrals(out: Path, count: int, seed: int) -> list[tuple[Path, Truth]]:
-    """``count`` referrals from each set: the first generator's, the second's three sets."""
+    """``count`` referrals from each set: the first generator's, the second's three sets,
+    the third's (its own split, ``held_out_c``)."""
     write_set(out / "a", count, seed)
     for split in ("tuning", "seen", "held_out"):
         write_set_b(out / f"b-{split}", count, seed, split)
-    parts = ("a", "b-tuning", "b-seen", "b-held_out")
+    write_set_c(out / "c-held_out", count, seed)
+    parts = ("a", "b-tuning", "b-seen", "b-held_out", "c-held_out")
     return [doc for part in parts for doc in scans(out / part, None)]
 
 
@@ -141,12 +147,15 @@ def _report(
 ) -> dict[str, Any]:
     overall = tallies.pop("all")
     splits = {k.split(":", 1)[1]: tallies.pop(k) for k in sorted(tallies) if k.startswith("split:")}
+    aims = targets(overall, splits.get("held_out"))
+    if splits.get("held_out_c") and splits["held_out_c"].fields:
+        aims["held_out_c"] = held_out_targets(splits["held_out_c"])
     return {
         **overall.figures(),
         "pairs": (pairs or PairTally()).figures(),
         "by_type": {kind: t.figures() for kind, t in sorted(tallies.items())},
         "splits": {name: t.figures() for name, t in splits.items()},
-        "targets": targets(overall, splits.get("held_out")),
+        "targets": aims,
         "seconds": round(seconds, 1),
         "submitted": documents,
     }
@@ -168,6 +177,7 @@ def _text(report: dict[str, Any]) -> str:
     if p["expected"]:
         lines.append(f"form pairs: precision {p['precision']}, recall {p['recall']}, f1 {p['f1']}")
     lines.append(f"targets met: {report['targets']['all_met']}")
-    if "held_out" in report["targets"]:
-        lines.append(f"held-out targets met: {report['targets']['held_out']['met']}")
+    for split in ("held_out", "held_out_c"):
+        if split in report["targets"]:
+            lines.append(f"{split} targets met: {report['targets'][split]['met']}")
     return "\n".join(lines)

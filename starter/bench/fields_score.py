@@ -185,14 +185,20 @@ def targets(tally: Tally, held_out: Tally | None = None) -> dict[str, Any]:
         "all_met": all(met.values()) and unreviewed == 0 and tally.consent_wrong == 0,
     }
     if held_out is not None and held_out.fields:
-        expected = sum(t.expected for t in held_out.fields.values())
-        share = sum(t.exact for t in held_out.fields.values()) / expected
-        wrong = sum(t.wrong_confident for t in held_out.fields.values())
-        report["held_out"] = {
-            "exact_share": round(share, 4),
-            "exact_share_at_least": HELD_OUT_EXACT,
-            "wrong_confident": wrong,
-            "consent_wrong": held_out.consent_wrong,
-            "met": share >= HELD_OUT_EXACT and wrong == 0 and held_out.consent_wrong == 0,
-        }
+        report["held_out"] = held_out_targets(held_out)
     return report
+
+
+def held_out_targets(held_out: Tally) -> dict[str, Any]:
+    """Issue #27's targets on one split never tuned on: exact share of every expected
+    field, no wrong value published unreviewed, no consent published opposite."""
+    expected = sum(t.expected for t in held_out.fields.values())
+    share = sum(t.exact for t in held_out.fields.values()) / expected
+    wrong = sum(t.wrong_confident for t in held_out.fields.values())
+    return {
+        "exact_share": round(share, 4),
+        "exact_share_at_least": HELD_OUT_EXACT,
+        "wrong_confident": wrong,
+        "consent_wrong": held_out.consent_wrong,
+        "met": share >= HELD_OUT_EXACT and wrong == 0 and held_out.consent_wrong == 0,
+    }

@@ -1,6 +1,6 @@
 """``custody bench redaction``: is any ground-truth identifier readable in a kept view?
 
-Five sets, each document read as the pipeline reads it (a PDF's born-digital
+Seven sets, each document read as the pipeline reads it (a PDF's born-digital
 pages as their text layer, every other page rendered in the sandboxed child
 and OCRed by the configured engine; fields by ``activities.fields.extract``),
 and its view made as ``custody redact`` makes it (``activities.redact.core``),
@@ -8,6 +8,9 @@ the plan told nothing of the truth:
 
 - ``referrals``: ``--referrals N`` synthetic scans (``starter.bench.referrals``,
   seed ``--seed``); identifiers the participant ID and the clinician.
+- ``referrals_c``: ``--referrals N`` scans of the third generator, written blind
+  (``starter.bench.referrals_c``); identifiers the participant ID, the
+  clinician and the patient's name, birth date, phone and address.
 - ``receipts``: the corpus's SROIE receipts; identifiers the company and the address.
 - ``born_digital_dev``, ``born_digital_held_out`` and ``born_digital_held_out_b``:
   ``--born-digital N`` pages each (``starter.bench.born_digital``) with
@@ -55,7 +58,7 @@ _MAX_REFUSED_CLEAN = 0.1
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from activities.engines.selection import build_engine
     from activities.engines.tesseract import TesseractEngine
-    from starter.bench import born_digital, referrals, referrals_b
+    from starter.bench import born_digital, referrals, referrals_b, referrals_c
     from starter.bench.ocr import default_corpus
 
     corpus: Path = args.corpus or default_corpus()
@@ -71,6 +74,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # written, never tuned on by them (its held-out split is not the fields' tuning).
             "referrals_b_held_out": documents(
                 referrals_b.write_set(root / "rb", args.referrals, args.seed, "held_out")
+            ),
+            # The third generator, written blind; its patients' identifiers beside the truth.
+            "referrals_c": with_identifiers(
+                documents(referrals_c.write_set(root / "rc", args.referrals, args.seed))
             ),
             "receipts": documents(sorted(corpus.glob("sroie_*"))),
             **{
@@ -91,6 +98,14 @@ def documents(paths: list[Path]) -> list[tuple[Path, Truth]]:
     """The pages among ``paths`` that have ground truth, sorted."""
     found = [(p, truth_for(p)) for p in sorted(paths) if p.suffix.lower() in _MEDIA]
     return [(p, t) for p, t in found if t is not None]
+
+
+def with_identifiers(docs: list[tuple[Path, Truth]]) -> list[tuple[Path, Truth]]:
+    """Each truth with the patient identifiers printed on its page added (the third
+    generator keeps them apart, where the fields bench does not count them)."""
+    from starter.bench.referrals_c import identifiers_for
+
+    return [(p, Truth(t.type, {**t.fields, **identifiers_for(p)}, t.split)) for p, t in docs]
 
 
 def figures(

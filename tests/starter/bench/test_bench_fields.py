@@ -9,7 +9,7 @@ from custody.fields import Classification, DocType, Extraction, FoundField
 from custody.models import PageText
 from custody.stores.local import LocalStore
 from starter.bench.bands import EDGES
-from starter.bench.fields import _report, before_bars, scans
+from starter.bench.fields import _report, before_bars, drawn_referrals, scans
 from starter.bench.fields_bands import MIN_READINGS, proposed_bar
 from starter.bench.fields_score import Tally, Truth, same, truth_for
 from starter.bench.referrals import write_set
@@ -130,3 +130,25 @@ def test_bench_fields_reads_a_stored_referral_again_before_its_bars(tmp_path: Pa
     assert before_bars(store, stored[DocType.RECEIPT], "pages") is None
     again = before_bars(store, stored[DocType.REFERRAL], "pages")
     assert again is not None and "participant_id" in again and again["consent"].value is None
+
+
+def test_bench_fields_reports_the_third_generator_as_its_own_split(tmp_path: Path) -> None:
+    """Drawn referrals include the third generator's, scored as split held_out_c, whose
+    issue #27 targets are reported beside the second's held-out ones."""
+    drawn = drawn_referrals(tmp_path, 1, seed=3)
+    assert [t.split for _, t in drawn].count("held_out_c") == 1
+    tallies = {"all": Tally(), "split:held_out_c": Tally()}
+    truth = Truth("referral", {"consent": False, "participant_id": "ENR-1"}, "held_out_c")
+    for key in tallies:
+        tallies[key].add(truth, _read(DocType.REFERRAL, consent=True), "high", "published")
+    report = _report(tallies, 1, 1.0)
+    assert report["splits"]["held_out_c"]["consent_wrong"] == 1
+    held = report["targets"]["held_out_c"]
+    assert held == {
+        "exact_share": 0.0,
+        "exact_share_at_least": 0.95,
+        "wrong_confident": 1,
+        "consent_wrong": 1,
+        "met": False,
+    }
+    assert "held_out" not in report["targets"]
