@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import NoReturn, TypeVar
+from typing import NoReturn
 
 from temporalio import workflow
 from temporalio.common import Priority
@@ -64,20 +64,12 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows import retries as r
     from workflows.document_run import OUTCOME_TYPES, DocumentRun
-    from workflows.retries import StepFailed
+    from workflows.retries import Activities, Attempt, In, Out, StepFailed
 
 #: Patches (see the module docstring): each marks the runs that took the new path.
 REVIEW_PATCH = "review-state"
 OUTCOME_PATCH = "outcome-types"
 CANCEL_PATCH = "cancelled"
-
-
-# The activity class, its input model and its result model: ``_step`` takes its
-# types from the method it runs, as ``execute_activity_method`` does.
-Activities = TypeVar("Activities")
-In = TypeVar("In")
-Out = TypeVar("Out", bound=r.Attempted)
-R = TypeVar("R")
 
 
 @workflow.defn(name=WORKFLOW_NAME)
@@ -191,11 +183,11 @@ class DocumentWorkflow(DocumentRun):
     async def _step(
         self,
         step: r.Step,
-        method: Callable[[Activities, In], Out],
+        method: Callable[[Activities, In], Attempt],
         arg: In,
         *,
         task_queue: str | None = None,
-    ) -> Out:
+    ) -> Attempt:
         """Run one step of the table; classify a final failure into reject or quarantine."""
         try:
             result = await self._execute(step, method, arg, task_queue)
@@ -209,10 +201,10 @@ class DocumentWorkflow(DocumentRun):
     def _execute(
         self,
         step: r.Step,
-        method: Callable[[Activities, In], R],
+        method: Callable[[Activities, In], Out],
         arg: In,
         task_queue: str | None = None,
-    ) -> Awaitable[R]:
+    ) -> Awaitable[Out]:
         """Every step on the document's queue (OCR on its own) and in its priority lane."""
         queue = task_queue or self._document.io_task_queue
         return r.execute(step, method, arg, task_queue=queue, priority=self._priority())

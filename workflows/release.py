@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
 
 from temporalio import workflow
 from temporalio.common import Priority, SearchAttributeKey
@@ -56,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
         Approved,
     )
     from workflows import retries as r
+    from workflows.retries import Activities, Attempt, In
 
 STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
 REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
@@ -70,11 +70,6 @@ FAIRNESS_PATCH = "release-fairness"
 APPROVAL_PATCH = "release-two-person"
 
 _REFUSALS = frozenset(c.value for c in EGRESS_REFUSE_CODES)
-
-
-Activities = TypeVar("Activities")
-In = TypeVar("In")
-Out = TypeVar("Out", bound=r.Attempted)
 
 
 @workflow.defn(name=eg.RELEASE_WORKFLOW_NAME)
@@ -220,7 +215,9 @@ class ReleaseWorkflow:
         """Whether this run sends each step its own input: every run started since the patch."""
         return workflow.patched(STEP_MODELS_PATCH)
 
-    async def _step(self, step: r.Step, method: Callable[[Activities, In], Out], arg: In) -> Out:
+    async def _step(
+        self, step: r.Step, method: Callable[[Activities, In], Attempt], arg: In
+    ) -> Attempt:
         """Run one step of the table; a final failure is ``ReleaseStepFailed``.
 
         Either way the step's attempts are the real ones: as the result states

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -57,12 +56,9 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows import retries as r
     from workflows.document_run import OUTCOME_TYPES, DocumentRun
+    from workflows.retries import Activities, In, Out
 
 _REJECT = frozenset(c.value for c in REVIEW_REJECT_CODES)
-
-Activities = TypeVar("Activities")
-In = TypeVar("In")
-Out = TypeVar("Out")
 
 
 @workflow.defn(name=REVIEW_WORKFLOW_NAME)
