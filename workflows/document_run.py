@@ -15,7 +15,6 @@ workflow calls it.
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -33,11 +32,9 @@ with workflow.unsafe.imports_passed_through():
         Transition,
         ValidationResult,
     )
-    from custody.queues import SA_REASON, SA_STATE
+    from custody.queues import REASON_KEY, STATE_KEY
     from custody.reviews import QUARANTINED_WORKFLOW_NAME, REJECTED_WORKFLOW_NAME
 
-STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
-REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
 #: The run type a concluded document continues as (workflows.outcomes), by its state.
 OUTCOME_TYPES = {
     DocState.REJECTED: REJECTED_WORKFLOW_NAME,

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import Priority, SearchAttributeKey
+from temporalio.common import Priority
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -46,7 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from custody import release_steps as steps
     from custody import release_steps_v1 as v1
     from custody.errors import EGRESS_REFUSE_CODES, Code, ReleaseStepFailed
-    from custody.queues import SA_REASON, SA_STATE, SA_TENANT, scheduling
+    from custody.queues import REASON_KEY, RECIPIENT_KEY, STATE_KEY, TENANT_KEY, scheduling
     from custody.release_approval import (
         APPROVE_UPDATE,
         Approval,
@@ -56,11 +56,6 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows import retries as r
     from workflows.retries import Activities, Attempt, In
-
-STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
-REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
-TENANT_KEY = SearchAttributeKey.for_keyword(SA_TENANT)
-RECIPIENT_KEY = SearchAttributeKey.for_keyword(eg.SA_RECIPIENT)
 
 #: Marks a run that sends each step its own input (custody.release_steps).
 STEP_MODELS_PATCH = "release-step-models"
