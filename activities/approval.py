@@ -13,24 +13,17 @@ the approver), appended once however often the step runs.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
+from activities.decisions import decider, parse, refused
 from activities.faults import coded
 from custody.canonical import canonical_json
-from custody.errors import Code, IdentityRefused
-from custody.operators import DecisionKind, SignedDecision, check_decision
+from custody.errors import Code
+from custody.operators import DecisionKind, SignedDecision
 from custody.operators.journal import decision_key
 from custody.release_approval import APPROVED_EVENT, ApprovalInput, Approved
 from custody.state.egress import append_once
 from custody.stores import ObjectStore
-
-
-def _refused(code: Code | str, message: str) -> ApplicationError:
-    """An approval that cannot take effect: final, the release stays held."""
-    return ApplicationError(message, type=str(code), non_retryable=True)
 
 
 class ApprovalActivities:
@@ -41,10 +34,7 @@ class ApprovalActivities:
     @coded(Code.STORE_UNAVAILABLE)
     def accept(self, inp: ApprovalInput) -> Approved:
         decision = _decision(inp)
-        try:
-            identity = check_decision(self._store, decision, now=datetime.now(UTC))
-        except IdentityRefused as err:
-            raise _refused(err.code, err.detail) from None
+        identity = decider(self._store, decision)  # a refusal: final, the release stays held
         key = decision_key(inp.tenant, f"releases/{inp.release_id}", decision)
         self._store.create(key, canonical_json(decision))  # the same bytes on a retry
         info = activity.info()
@@ -74,10 +64,7 @@ class ApprovalActivities:
 
 def _decision(inp: ApprovalInput) -> SignedDecision:
     """The signed decision, if it is an approval of this release by someone else."""
-    try:
-        decision = SignedDecision.model_validate_json(inp.approval.decision)
-    except ValueError:
-        raise _refused(Code.DECISION_INVALID, "not a signed decision") from None
+    decision = parse(inp.approval.decision)
     s = decision.subject
     if (
         decision.kind is not DecisionKind.RELEASE_APPROVAL
@@ -85,7 +72,7 @@ def _decision(inp: ApprovalInput) -> SignedDecision:
         or s.get("tenant") != inp.tenant
         or decision.by != inp.approval.by
     ):
-        raise _refused(Code.DECISION_INVALID, "not an approval of this release")
+        raise refused(Code.DECISION_INVALID, "not an approval of this release")
     if decision.by == inp.requested_by:
-        raise _refused(Code.SAME_APPROVER, "the requester cannot approve their own release")
+        raise refused(Code.SAME_APPROVER, "the requester cannot approve their own release")
     return decision

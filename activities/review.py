@@ -25,19 +25,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
 from activities.audit import record as record_event
+from activities.decisions import decider, parse, refused
 from activities.faults import coded
 from activities.output import load_pages
 from custody.canonical import canonical_json
-from custody.errors import Code, IdentityRefused
+from custody.errors import Code
 from custody.fields import Extraction
 from custody.ledger.checkpoints import checkpoint
 from custody.ledger.events import Ledger
 from custody.ledger.signing import Signer
 from custody.models import PageText, ResultRecord, SignedRecord
-from custody.operators import SignedDecision, check_decision
+from custody.operators import SignedDecision
 from custody.refs import RefKeys
 from custody.reviews import (
     REVIEW_OVERDUE,
@@ -50,11 +50,6 @@ from custody.reviews import (
     review_key,
 )
 from custody.stores import ObjectStore
-
-
-def _refused(code: Code | str, message: str) -> ApplicationError:
-    """A decision that cannot take effect: final, the document stays in review."""
-    return ApplicationError(message, type=str(code), non_retryable=True)
 
 
 def value_sha256(value: object) -> str:
@@ -75,10 +70,7 @@ class ReviewActivities:
     @coded(Code.STORE_UNAVAILABLE)
     def accept(self, inp: RecordReviewInput) -> Accepted:
         decision = _decision(inp)
-        try:
-            identity = check_decision(self._store, decision, now=datetime.now(UTC))
-        except IdentityRefused as err:
-            raise _refused(err.code, err.detail) from None
+        identity = decider(self._store, decision)  # a refusal: final, the document stays in review
         self._corrections(inp, decision)
         attempt = activity.info().attempt
         return Accepted(
@@ -121,17 +113,17 @@ class ReviewActivities:
         d, subject = inp.decision, decision.subject
         if d.corrections_key is None:
             if d.fields or d.lines:
-                raise _refused(Code.DECISION_INVALID, "corrections named but none sealed")
+                raise refused(Code.DECISION_INVALID, "corrections named but none sealed")
             return {}
         self._refs.check(d.corrections_key, inp.tenant, inp.sha256, d.corrections_sig)
         raw = self._store.get(d.corrections_key)
         if hashlib.sha256(raw).hexdigest() != subject.get("corrections_sha256"):
-            raise _refused(Code.DECISION_INVALID, "the corrections are not the ones signed")
+            raise refused(Code.DECISION_INVALID, "the corrections are not the ones signed")
         data: dict[str, Any] = json.loads(raw)
         fields = sorted(data.get("fields", {}))
         lines = sorted((int(x["page"]), int(x["line"])) for x in data.get("lines", []))
         if fields != sorted(d.fields) or lines != sorted(d.lines):
-            raise _refused(Code.DECISION_INVALID, "the corrections do not match the decision")
+            raise refused(Code.DECISION_INVALID, "the corrections do not match the decision")
         self._known(inp, fields, lines)
         return data
 
@@ -143,11 +135,11 @@ class ReviewActivities:
             names = set(self._extraction(inp).fields)
             unknown = sorted(set(fields) - names)
             if unknown:
-                raise _refused(Code.DECISION_INVALID, f"no field {', '.join(unknown)}")
+                raise refused(Code.DECISION_INVALID, f"no field {', '.join(unknown)}")
         pages = self._pages(inp) if lines else []
         for page, line in lines:
             if not 1 <= page <= len(pages) or not 1 <= line <= len(_lines(pages[page - 1])):
-                raise _refused(Code.DECISION_INVALID, f"no line {line} on page {page}")
+                raise refused(Code.DECISION_INVALID, f"no line {line} on page {page}")
 
     def _extraction(self, inp: RecordReviewInput) -> Extraction:
         """The fields read: the record's copy once published, else the check's scratch copy."""
@@ -239,14 +231,11 @@ def _lines(page: PageText) -> list[str]:
 
 def _decision(inp: RecordReviewInput) -> SignedDecision:
     """The signed decision, for this document and this verdict, or a final refusal."""
-    try:
-        decision = SignedDecision.model_validate_json(inp.decision.decision)
-    except ValueError:
-        raise _refused(Code.DECISION_INVALID, "not a signed decision") from None
+    decision = parse(inp.decision.decision)
     s, d = decision.subject, inp.decision
     expected = (inp.sha256, inp.tenant, d.verdict, d.reject_code, d.corrections_key)
     named = (s.get("sha256"), s.get("tenant"), s.get("verdict"), s.get("reject_code"),
              s.get("corrections_key"))  # fmt: skip
     if decision.kind != "review" or named != expected:
-        raise _refused(Code.DECISION_INVALID, "the decision is for another document or verdict")
+        raise refused(Code.DECISION_INVALID, "the decision is for another document or verdict")
     return decision

@@ -54,6 +54,19 @@ class _Model(BaseModel):
 REVIEW_DEADLINE_S, REVIEW_EXPIRY_S = 2 * 86400.0, 6 * 86400.0
 
 
+def omit_none(data: dict[str, object], *names: str) -> dict[str, object]:
+    """``data`` without the members ``names`` where they are None (a model's wrap serializer).
+
+    A field added to a model after its messages were first signed or sent stays out
+    of the JSON while it is unset, so an older record keeps its bytes (and hash) and
+    a worker from before the field still reads the input.
+    """
+    for name in names:
+        if data.get(name) is None:
+            data.pop(name, None)
+    return data
+
+
 class Transition(_Model):
     state: DocState
     at: datetime
@@ -64,10 +77,7 @@ class Transition(_Model):
 
     @model_serializer(mode="wrap")
     def _omit_unknown_owner(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        data: dict[str, object] = handler(self)
-        if data.get("by") is None:
-            data.pop("by", None)
-        return data
+        return omit_none(handler(self), "by")
 
 
 # --- workflow -----------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from temporalio.common import Priority
+from temporalio.common import Priority, SearchAttributeKey
 
 #: Workflows and the I/O activities (stage, validate, check, publish).
 IO_TASK_QUEUE = "custody-io"
@@ -31,6 +31,11 @@ SEARCH_ATTRIBUTES: tuple[str, ...] = (
     SA_SHA256,
     SA_RECIPIENT,
 )
+#: The typed keys workflows upsert them with (one place, not one per workflow).
+STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
+REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
+TENANT_KEY = SearchAttributeKey.for_keyword(SA_TENANT)
+RECIPIENT_KEY = SearchAttributeKey.for_keyword(SA_RECIPIENT)
 
 # Scheduling inside a task queue (Temporal priority and fairness; the server needs
 # ``matching.enableFairness``). Lower goes first; within one priority, tenants

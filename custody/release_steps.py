@@ -26,6 +26,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from custody import egress as eg
+from custody.models import omit_none
 
 
 class _Input(BaseModel):
@@ -88,10 +89,7 @@ class RecordInput(_Input):
     @model_serializer(mode="wrap")
     def _omit_no_purpose(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         # Left out when unset: a worker from before the field still reads the input.
-        data: dict[str, object] = handler(self)
-        if data.get("purpose") is None:
-            data.pop("purpose", None)
-        return data
+        return omit_none(handler(self), "purpose")
 
 
 class Recorded(_Result):
@@ -113,10 +111,7 @@ class DeliverInput(_Input):
     @model_serializer(mode="wrap")
     def _omit_no_credentials(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         # Left out when unset: a worker from before the field still reads the input.
-        data: dict[str, object] = handler(self)
-        if data.get("credentials") is None:
-            data.pop("credentials", None)
-        return data
+        return omit_none(handler(self), "credentials")
 
 
 class ReceiptInput(_Input):

@@ -142,6 +142,19 @@ class CountingEngine:
         return self.inner.recognise(image, page)
 
 
+class StandInEngine:
+    """A stand-in engine's fixed parts (no parameters, no model files); each subclass says
+    what a page reads and why a test stands it in for the real engine."""
+
+    name, version = "stand-in", "0"
+
+    def params(self) -> dict[str, str | int | float | bool]:
+        return {}
+
+    def model_hashes(self) -> dict[str, str]:
+        return {}
+
+
 class FailingEngine(CountingEngine):
     """Fault injection: every recognition raises, as a crashing OCR library would."""
 

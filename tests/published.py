@@ -47,8 +47,18 @@ SIGNER = {"station": "scanner-7"}
 RECIPIENT = "clinic-b"
 
 
+class InHome:
+    """A test's handle on a home: the plain local store under its settings, on each use."""
+
+    settings: Settings
+
+    @property
+    def store(self) -> LocalStore:
+        return LocalStore(self.settings.objects_dir)
+
+
 @dataclass(frozen=True)
-class Published:
+class Published(InHome):
     """A home holding the session's published documents, all under one tenant.
 
     ``sha256`` (the phototest scan) was submitted first, so its four events open
@@ -63,10 +73,6 @@ class Published:
     other: str
     rejected: str
     discharge: str
-
-    @property
-    def store(self) -> LocalStore:
-        return LocalStore(self.settings.objects_dir)
 
 
 async def publish_once(

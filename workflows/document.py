@@ -25,10 +25,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import NoReturn, TypeVar
+from typing import NoReturn
 
 from temporalio import workflow
-from temporalio.common import Priority, SearchAttributeKey
+from temporalio.common import Priority
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 with workflow.unsafe.imports_passed_through():
@@ -42,25 +42,19 @@ with workflow.unsafe.imports_passed_through():
     from custody.models import (
         CheckInput,
         CheckResult,
-        ConcludeInput,
         ConcludeResult,
         DocState,
         DocumentInput,
         DocumentResult,
-        DocumentStatus,
         OcrInput,
         OcrResult,
-        PublishInput,
         StageInput,
         StageResult,
-        Transition,
         ValidateInput,
         ValidationResult,
     )
-    from custody.queues import SA_REASON, SA_STATE, WORKFLOW_NAME, scheduling
+    from custody.queues import WORKFLOW_NAME, scheduling
     from custody.reviews import (
-        QUARANTINED_WORKFLOW_NAME,
-        REJECTED_WORKFLOW_NAME,
         RELEASE_UPDATE,
         RELEASED,
         REVIEW_WORKFLOW_NAME,
@@ -69,43 +63,24 @@ with workflow.unsafe.imports_passed_through():
         ReviewPagesInput,
     )
     from workflows import retries as r
-    from workflows.retries import StepFailed
+    from workflows.document_run import OUTCOME_TYPES, DocumentRun
+    from workflows.retries import Activities, Attempt, In, Out, StepFailed
 
 #: Patches (see the module docstring): each marks the runs that took the new path.
 REVIEW_PATCH = "review-state"
 OUTCOME_PATCH = "outcome-types"
 CANCEL_PATCH = "cancelled"
-_OUTCOME_TYPES = {
-    DocState.REJECTED: REJECTED_WORKFLOW_NAME,
-    DocState.QUARANTINED: QUARANTINED_WORKFLOW_NAME,
-}
-
-STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
-REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
-
-
-# The activity class, its input model and its result model: ``_step`` takes its
-# types from the method it runs, as ``execute_activity_method`` does.
-Activities = TypeVar("Activities")
-In = TypeVar("In")
-Out = TypeVar("Out", bound=r.Attempted)
-R = TypeVar("R")
 
 
 @workflow.defn(name=WORKFLOW_NAME)
-class DocumentWorkflow:
+class DocumentWorkflow(DocumentRun):
     def __init__(self) -> None:
-        self._inp: DocumentInput | None = None
-        self._state = DocState.ACCEPTED
-        self._code: str | None = None
-        self._pages = 0
-        self._transitions: list[Transition] = []
-        self._attempts: dict[str, int] = {}
+        super().__init__(DocState.ACCEPTED)
         self._released: QuarantineRelease | None = None
 
     @workflow.run
     async def run(self, inp: DocumentInput) -> DocumentResult:
-        self._inp = inp
+        self._doc = inp
         self._enter(DocState.ACCEPTED)
         source_key: str | None = None
         try:
@@ -143,33 +118,14 @@ class DocumentWorkflow:
         )
         if reviews and (check.review_reasons or self._released is not None):
             await self._review(inp, staged, valid, ocr, check)
-        info = workflow.info()
         published = await self._step(
             r.PUBLISH,
             PublishActivities.publish,
-            PublishInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                source_id=inp.source_id,
-                source_key=staged.source_key,
-                size_bytes=staged.size_bytes,
-                media_type=valid.media_type,
-                policy_version=valid.policy_version,
-                ocr=ocr,
-                check=check,
-                # The record states its own publication; the rest is history.
-                transitions=[*self._transitions, self._transition(DocState.PUBLISHED)],
-                attempts=dict(self._attempts),
-                workflow_id=info.workflow_id,
-                run_id=info.run_id,
-                packet_event=valid.packet_event,
-                captured_at=inp.captured_at or inp.submitted_at,
-                signer=inp.signer,
-                source_sig=staged.source_sig,
-            ),
+            self._publish_input(inp, staged, valid, ocr, check),
         )
         self._enter(DocState.PUBLISHED, published.worker)
         return self._result(
+            inp,
             record_key=published.record_key,
             text_key=published.text_key,
             mean_confidence=check.mean_confidence,
@@ -227,11 +183,11 @@ class DocumentWorkflow:
     async def _step(
         self,
         step: r.Step,
-        method: Callable[[Activities, In], Out],
+        method: Callable[[Activities, In], Attempt],
         arg: In,
         *,
         task_queue: str | None = None,
-    ) -> Out:
+    ) -> Attempt:
         """Run one step of the table; classify a final failure into reject or quarantine."""
         try:
             result = await self._execute(step, method, arg, task_queue)
@@ -245,12 +201,12 @@ class DocumentWorkflow:
     def _execute(
         self,
         step: r.Step,
-        method: Callable[[Activities, In], R],
+        method: Callable[[Activities, In], Out],
         arg: In,
         task_queue: str | None = None,
-    ) -> Awaitable[R]:
+    ) -> Awaitable[Out]:
         """Every step on the document's queue (OCR on its own) and in its priority lane."""
-        queue = task_queue or self._input.io_task_queue
+        queue = task_queue or self._document.io_task_queue
         return r.execute(step, method, arg, task_queue=queue, priority=self._priority())
 
     async def _conclude(
@@ -259,9 +215,9 @@ class DocumentWorkflow:
         self._code = failed.code
         self._attempts[failed.step] = failed.attempts
         concluded = await self._record_outcome(inp, failed.state, failed.code, kept_key)
-        result = self._result(record_key=concluded.outcome_key)
+        result = self._result(inp, record_key=concluded.outcome_key)
         if workflow.patched(OUTCOME_PATCH):
-            workflow.continue_as_new(args=[result], workflow=_OUTCOME_TYPES[failed.state])
+            workflow.continue_as_new(args=[result], workflow=OUTCOME_TYPES[failed.state])
         return result
 
     async def _cancelled(self, inp: DocumentInput, kept_key: str) -> None:
@@ -274,30 +230,8 @@ class DocumentWorkflow:
     ) -> ConcludeResult:
         """Enter ``state`` and record it as the document's outcome (the conclude step)."""
         self._enter(state)
-        info = workflow.info()
-        return await self._execute(
-            r.CONCLUDE,
-            PublishActivities.conclude,
-            ConcludeInput(
-                sha256=inp.sha256,
-                tenant=inp.tenant,
-                source_id=inp.source_id,
-                state=state,
-                code=code,
-                attempts=dict(self._attempts),
-                transitions=list(self._transitions),
-                workflow_id=info.workflow_id,
-                run_id=info.run_id,
-                source_key=kept_key,
-                document_type=inp.document_type,
-            ),
-        )
-
-    @property
-    def _input(self) -> DocumentInput:
-        if self._inp is None:  # only reachable if run() was bypassed
-            raise ApplicationError("workflow input missing", type=Code.INTERNAL.value)
-        return self._inp
+        conclude = self._conclude_input(inp, code, kept_key, inp.document_type)
+        return await self._execute(r.CONCLUDE, PublishActivities.conclude, conclude)
 
     def _priority(self) -> Priority:
         """Every step's place in its queue: the document's priority, the tenant's fair share.
@@ -306,57 +240,8 @@ class DocumentWorkflow:
         proportion to their weights, so a tenant's scan storm queues behind
         itself, not in front of every other tenant.
         """
-        inp = self._input
+        inp = self._document
         return scheduling(inp.tenant, inp.priority, inp.fairness_weight)
-
-    def _transition(self, state: DocState, by: str | None = None) -> Transition:
-        return Transition(state=state, at=workflow.now(), by=by)
-
-    def _enter(self, state: DocState, by: str | None = None) -> None:
-        """``by``: the worker whose step led here, or the person who decided."""
-        self._state = state
-        self._transitions.append(self._transition(state, by))
-        workflow.upsert_search_attributes(
-            [STATE_KEY.value_set(state.value), REASON_KEY.value_set(self._code or "")]
-        )
-        # Shown in the UI beside the run: hashes, codes and counts only.
-        detail = f"state={state.value} pages={self._pages}"
-        workflow.set_current_details(detail + (f" code={self._code}" if self._code else ""))
-
-    def _result(
-        self,
-        *,
-        record_key: str | None = None,
-        text_key: str | None = None,
-        mean_confidence: float | None = None,
-    ) -> DocumentResult:
-        info = workflow.info()
-        return DocumentResult(
-            sha256=self._input.sha256,
-            tenant=self._input.tenant,
-            state=self._state,
-            code=self._code,
-            attempts=dict(self._attempts),
-            pages=self._pages,
-            mean_confidence=mean_confidence,
-            record_key=record_key,
-            text_key=text_key,
-            workflow_id=info.workflow_id,
-            run_id=info.run_id,
-            transitions=list(self._transitions),
-        )
-
-    @workflow.query
-    def status(self) -> DocumentStatus:
-        return DocumentStatus(
-            sha256=self._inp.sha256 if self._inp else "",
-            tenant=self._inp.tenant if self._inp else None,
-            state=self._state,
-            code=self._code,
-            attempts=dict(self._attempts),
-            pages=self._pages,
-            transitions=list(self._transitions),
-        )
 
 
 # Each step's input, from the document's input and the results before it.

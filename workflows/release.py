@@ -34,10 +34,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import Priority, SearchAttributeKey
+from temporalio.common import Priority
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -47,7 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from custody import release_steps as steps
     from custody import release_steps_v1 as v1
     from custody.errors import EGRESS_REFUSE_CODES, Code, ReleaseStepFailed
-    from custody.queues import SA_REASON, SA_STATE, SA_TENANT, scheduling
+    from custody.queues import REASON_KEY, RECIPIENT_KEY, STATE_KEY, TENANT_KEY, scheduling
     from custody.release_approval import (
         APPROVE_UPDATE,
         Approval,
@@ -56,11 +55,7 @@ with workflow.unsafe.imports_passed_through():
         Approved,
     )
     from workflows import retries as r
-
-STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
-REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
-TENANT_KEY = SearchAttributeKey.for_keyword(SA_TENANT)
-RECIPIENT_KEY = SearchAttributeKey.for_keyword(eg.SA_RECIPIENT)
+    from workflows.retries import Activities, Attempt, In
 
 #: Marks a run that sends each step its own input (custody.release_steps).
 STEP_MODELS_PATCH = "release-step-models"
@@ -70,11 +65,6 @@ FAIRNESS_PATCH = "release-fairness"
 APPROVAL_PATCH = "release-two-person"
 
 _REFUSALS = frozenset(c.value for c in EGRESS_REFUSE_CODES)
-
-
-Activities = TypeVar("Activities")
-In = TypeVar("In")
-Out = TypeVar("Out", bound=r.Attempted)
 
 
 @workflow.defn(name=eg.RELEASE_WORKFLOW_NAME)
@@ -220,7 +210,9 @@ class ReleaseWorkflow:
         """Whether this run sends each step its own input: every run started since the patch."""
         return workflow.patched(STEP_MODELS_PATCH)
 
-    async def _step(self, step: r.Step, method: Callable[[Activities, In], Out], arg: In) -> Out:
+    async def _step(
+        self, step: r.Step, method: Callable[[Activities, In], Attempt], arg: In
+    ) -> Attempt:
         """Run one step of the table; a final failure is ``ReleaseStepFailed``.
 
         Either way the step's attempts are the real ones: as the result states

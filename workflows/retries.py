@@ -199,9 +199,13 @@ class Attempted(Protocol):
     def attempt(self) -> int: ...
 
 
+# The activity class, its input model and its result model: a step takes its types
+# from the method it runs, as ``execute_activity_method`` does (every workflow's).
 Activities = TypeVar("Activities")
 In = TypeVar("In")
 Out = TypeVar("Out")
+#: A result that states its attempt, for a workflow that counts them.
+Attempt = TypeVar("Attempt", bound=Attempted)
 
 
 async def execute(

@@ -28,10 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -39,19 +37,13 @@ with workflow.unsafe.imports_passed_through():
     from activities.review import ReviewActivities
     from custody.errors import REVIEW_REJECT_CODES, Code
     from custody.models import (
-        ConcludeInput,
         DocState,
         DocumentResult,
-        DocumentStatus,
-        PublishInput,
-        Transition,
     )
-    from custody.queues import SA_REASON, SA_STATE, scheduling
+    from custody.queues import scheduling
     from custody.reviews import (
         DECIDE_UPDATE,
         OVERDUE_REASON,
-        QUARANTINED_WORKFLOW_NAME,
-        REJECTED_WORKFLOW_NAME,
         REVIEW_QUERY,
         REVIEW_WORKFLOW_NAME,
         Accepted,
@@ -63,28 +55,17 @@ with workflow.unsafe.imports_passed_through():
         ReviewStatus,
     )
     from workflows import retries as r
+    from workflows.document_run import OUTCOME_TYPES, DocumentRun
+    from workflows.retries import Activities, In, Out
 
-STATE_KEY = SearchAttributeKey.for_keyword(SA_STATE)
-REASON_KEY = SearchAttributeKey.for_keyword(SA_REASON)
 _REJECT = frozenset(c.value for c in REVIEW_REJECT_CODES)
-_OUTCOME_TYPES = {
-    DocState.REJECTED: REJECTED_WORKFLOW_NAME,
-    DocState.QUARANTINED: QUARANTINED_WORKFLOW_NAME,
-}
-
-Activities = TypeVar("Activities")
-In = TypeVar("In")
-Out = TypeVar("Out")
 
 
 @workflow.defn(name=REVIEW_WORKFLOW_NAME)
-class ReviewWorkflow:
+class ReviewWorkflow(DocumentRun):
     def __init__(self) -> None:
+        super().__init__(DocState.REVIEW)
         self._inp: ReviewInput | None = None
-        self._state = DocState.REVIEW
-        self._code: str | None = None
-        self._transitions: list[Transition] = []
-        self._attempts: dict[str, int] = {}
         self._deciding = False
         self._accepted: Accepted | None = None
         self._decision: Decision | None = None
@@ -93,7 +74,7 @@ class ReviewWorkflow:
 
     @workflow.run
     async def run(self, inp: ReviewInput) -> DocumentResult:
-        self._inp = inp
+        self._inp, self._doc, self._pages = inp, inp.document, inp.valid.pages
         self._transitions = list(inp.transitions)
         self._attempts = dict(inp.attempts)
         self._show(inp.reasons[0] if inp.reasons else None)
@@ -111,8 +92,8 @@ class ReviewWorkflow:
             result = await self._approve()
         self._done = True
         await workflow.wait_condition(workflow.all_handlers_finished)
-        if result.state in _OUTCOME_TYPES:  # as the document workflow ends (workflows.outcomes)
-            workflow.continue_as_new(args=[result], workflow=_OUTCOME_TYPES[result.state])
+        if result.state in OUTCOME_TYPES:  # as the document workflow ends (workflows.outcomes)
+            workflow.continue_as_new(args=[result], workflow=OUTCOME_TYPES[result.state])
         return result
 
     async def _wait(self, seconds: float) -> bool:
@@ -185,51 +166,23 @@ class ReviewWorkflow:
             text_sigs=list(inp.ocr.page_sigs),
         )
 
-    @workflow.query
-    def status(self) -> DocumentStatus:
-        inp = self._inp
-        return DocumentStatus(
-            sha256=inp.document.sha256 if inp else "",
-            tenant=inp.document.tenant if inp else None,
-            state=self._state,
-            code=self._code,
-            attempts=dict(self._attempts),
-            pages=inp.valid.pages if inp else 0,
-            transitions=list(self._transitions),
-        )
-
     # --- the outcomes ---------------------------------------------------------------
 
     async def _approve(self) -> DocumentResult:
         inp, reviewer = self._input, self._reviewer()
-        d, info = inp.document, workflow.info()
-        published = await self._run(
-            r.PUBLISH,
-            PublishActivities.publish,
-            PublishInput(
-                sha256=d.sha256,
-                tenant=d.tenant,
-                source_id=d.source_id,
-                source_key=inp.staged.source_key,
-                size_bytes=inp.staged.size_bytes,
-                media_type=inp.valid.media_type,
-                policy_version=inp.valid.policy_version,
-                ocr=inp.ocr,
-                check=inp.check,
-                transitions=[*self._transitions, self._transition(reviewer)],
-                attempts=dict(self._attempts),
-                workflow_id=info.workflow_id,
-                run_id=info.run_id,
-                packet_event=inp.valid.packet_event,
-                captured_at=d.captured_at or d.submitted_at,
-                signer=d.signer,
-                source_sig=inp.staged.source_sig,
-            ),
+        publish = self._publish_input(
+            inp.document, inp.staged, inp.valid, inp.ocr, inp.check, by=reviewer
         )
+        published = await self._run(r.PUBLISH, PublishActivities.publish, publish)
         self._attempts["publish"] = published.attempt
         self._enter(DocState.PUBLISHED, reviewer)
         await self._record(published.record_key)
-        return self._result(published.record_key, published.text_key)
+        return self._result(
+            inp.document,
+            record_key=published.record_key,
+            text_key=published.text_key,
+            mean_confidence=inp.check.mean_confidence,
+        )
 
     async def _reject(self, decision: Decision) -> DocumentResult:
         code = decision.reject_code or Code.OTHER.value
@@ -250,26 +203,16 @@ class ReviewWorkflow:
         return self._accepted.reviewed_by
 
     async def _conclude(self, state: DocState, code: str, by: str | None) -> DocumentResult:
-        inp, info = self._input, workflow.info()
+        inp = self._input
         self._code = code
         self._enter(state, by)
-        concluded = await self._run(
-            r.CONCLUDE,
-            PublishActivities.conclude,
-            ConcludeInput(
-                sha256=inp.document.sha256,
-                tenant=inp.document.tenant,
-                source_id=inp.document.source_id,
-                state=state,
-                code=code,
-                attempts=dict(self._attempts),
-                transitions=list(self._transitions),
-                workflow_id=info.workflow_id,
-                run_id=info.run_id,
-                source_key=inp.staged.source_key,
-            ),
+        conclude = self._conclude_input(inp.document, code, inp.staged.source_key)
+        concluded = await self._run(r.CONCLUDE, PublishActivities.conclude, conclude)
+        return self._result(
+            inp.document,
+            record_key=concluded.outcome_key,
+            mean_confidence=inp.check.mean_confidence,
         )
-        return self._result(concluded.outcome_key, None)
 
     # --- plumbing -------------------------------------------------------------------
 
@@ -304,38 +247,6 @@ class ReviewWorkflow:
         if self._inp is None:
             raise ApplicationError("workflow input missing", type=Code.INTERNAL.value)
         return self._inp
-
-    def _transition(self, by: str | None) -> Transition:
-        return Transition(state=DocState.PUBLISHED, at=workflow.now(), by=by)
-
-    def _enter(self, state: DocState, by: str | None) -> None:
-        self._state = state
-        self._transitions.append(Transition(state=state, at=workflow.now(), by=by))
-        self._show(self._code)
-
-    def _show(self, reason: str | None) -> None:
-        workflow.upsert_search_attributes(
-            [STATE_KEY.value_set(self._state.value), REASON_KEY.value_set(reason or "")]
-        )
-        detail = f"state={self._state.value} pages={self._input.valid.pages}"
-        workflow.set_current_details(detail + (f" code={reason}" if reason else ""))
-
-    def _result(self, record_key: str | None, text_key: str | None) -> DocumentResult:
-        inp, info = self._input, workflow.info()
-        return DocumentResult(
-            sha256=inp.document.sha256,
-            tenant=inp.document.tenant,
-            state=self._state,
-            code=self._code,
-            attempts=dict(self._attempts),
-            pages=inp.valid.pages,
-            mean_confidence=inp.check.mean_confidence,
-            record_key=record_key,
-            text_key=text_key,
-            workflow_id=info.workflow_id,
-            run_id=info.run_id,
-            transitions=list(self._transitions),
-        )
 
 
 def _refused(err: ActivityError) -> ApplicationError:

@@ -20,7 +20,6 @@ Inside the workflow each step also carries the tenant as its fairness key
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -31,6 +30,7 @@ from custody.errors import Code, UploadError
 from custody.queues import SA_TENANT
 from custody.settings import Settings
 from starter.client.connect import CustodyClient
+from starter.edge.upload import json_body
 
 #: A refused client waits about as long as a release takes to render a page or two.
 RETRY_S = 5.0
@@ -47,19 +47,7 @@ class ReleaseGate:
 
     async def body(self, request: Request) -> Any:
         """The request's JSON, read to the cap; 413 past it, 400 if it is not JSON."""
-        cap = self._s.edge_release_body_bytes
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise UploadError(413, Code.TOO_LARGE, f"a release request is at most {cap} bytes")
-        data = bytearray()
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > cap:
-                raise UploadError(413, Code.TOO_LARGE, f"a release request is at most {cap} bytes")
-        try:
-            return json.loads(data)
-        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
-            raise UploadError(400, Code.BAD_REQUEST, "the body must be JSON") from None
+        return await json_body(request, self._s.edge_release_body_bytes, "a release request")
 
     async def admit(self, tenant: str) -> None:
         """Take one of the tenant's tokens and a place among its running releases, or 429."""

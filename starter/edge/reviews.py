@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -43,6 +41,7 @@ from starter.client import review
 from starter.client.connect import CustodyClient
 from starter.edge import tenants
 from starter.edge.review_body import MAX_BODY_BYTES, STATUS, Verdict, verdict
+from starter.edge.upload import json_body
 
 CREDENTIAL_HEADER = "Custody-Reviewer-Credential"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -118,7 +117,7 @@ class Reviews:
     async def decide(self, request: Request) -> Response:
         try:
             tenant, sha = self._authenticate(request), _sha(request)
-            chosen = verdict(await _json(request))
+            chosen = verdict(await json_body(request, MAX_BODY_BYTES, "a decision"))
             person = self._reviewer(request)
             answer = await apply(self.client, person, sha, tenant.name, chosen)
         except UploadError as err:
@@ -146,18 +145,3 @@ def _sha(request: Request) -> str:
     except CustodyError:
         raise UploadError(400, Code.BAD_SHA256, "not a lower-case hex SHA-256") from None
     return sha
-
-
-async def _json(request: Request) -> Any:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise UploadError(413, Code.TOO_LARGE, f"a decision is at most {MAX_BODY_BYTES} bytes")
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise UploadError(413, Code.TOO_LARGE, f"a decision is at most {MAX_BODY_BYTES} bytes")
-    try:
-        return json.loads(raw)
-    except ValueError:
-        raise UploadError(400, Code.BAD_REQUEST, "the body must be JSON") from None

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import struct
+from datetime import UTC, datetime
 
 import pytest
 
+from custody import egress as eg
 from custody.canonical import canonical_json, is_canonical, number
 from custody.errors import CanonicalError, Code
+from custody.models import DocState, Transition
+from custody.release_steps import DeliverInput
 
 # RFC 8785 Appendix B: IEEE 754 bit patterns and the string ECMAScript prints.
 NUMBERS = {
@@ -94,3 +98,18 @@ def test_canonical_is_canonical_rejects_any_other_spelling() -> None:
         b'{"a":NaN}',
     ):
         assert not is_canonical(other), other
+
+
+def test_omit_none_leaves_an_unset_later_field_out_and_keeps_a_set_one() -> None:
+    """A field added after records were signed (a transition's ``by``, a delivery's
+    ``credentials``) is left out of the JSON while None, and written once it is set."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    assert canonical_json(Transition(state=DocState.ACCEPTED, at=at)) == (
+        b'{"at":"2026-01-01T00:00:00Z","state":"accepted"}'
+    )
+    assert Transition(state=DocState.ACCEPTED, at=at, by="io@host").model_dump()["by"] == "io@host"
+    sent = {"release_id": "r", "tenant": None, "target": "t", "files": []}
+    plain = DeliverInput(channel=eg.ChannelKind.S3, **sent).model_dump(mode="json")
+    assert "credentials" not in plain and plain["target"] == "t"
+    held = DeliverInput(channel=eg.ChannelKind.S3, credentials="env:KEY", **sent)
+    assert held.model_dump()["credentials"] == "env:KEY"

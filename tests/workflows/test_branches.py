@@ -27,7 +27,8 @@ from custody.models import DocState, DocumentResult
 from tests.workflows.stand_ins import Quick, Script, StandIns, scheduled, start_document
 from workers.versioning import WORKFLOWS
 from workflows import retries as r
-from workflows.document import REASON_KEY, STATE_KEY, DocumentWorkflow
+from workflows.document import DocumentWorkflow
+from workflows.document_run import REASON_KEY, STATE_KEY
 
 ALL_STEPS = ["accepted", "staged", "validated", "recognised", "published"]
 

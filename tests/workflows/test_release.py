@@ -42,20 +42,17 @@ from starter.evidence.verify.document import verify_ledger
 from starter.evidence.verify.egress import stored_receipt_checks
 from tests.activities.egress.test_channels import _bucket, _free_port, _Recipient
 from tests.helpers import make_settings, publish_scan, recipient, running_pipeline, spawn_worker
+from tests.published import InHome
 from tests.workflows.test_replay import replay_and_keep
 
 DELIVER = "custody.release.deliver"
 
 
 @dataclass
-class Published:
+class Published(InHome):
     settings: Settings
     tenant: str
     sha256: str
-
-    @property
-    def store(self) -> LocalStore:
-        return LocalStore(self.settings.objects_dir)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,6 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import IPv4Address
 from pathlib import Path
@@ -26,9 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pydantic import SecretStr
 
 from activities.egress.channels import (
@@ -43,6 +39,7 @@ from activities.egress.delivery import open_channel
 from activities.egress.https_push import packet_zip
 from activities.egress.store_push import StoreChannel
 from custody.errors import Code, DeliveryFailed
+from tests.tls import server_context
 
 if TYPE_CHECKING:
     from moto.server import ThreadedMotoServer
@@ -493,61 +490,11 @@ def test_packet_zip_is_deterministic() -> None:
 # --- real TLS with a private CA -----------------------------------------------------
 
 
-def _name(common: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
-
-
-def _cert(subject: str, key: Any, issuer: str, signer: Any, ca: bool) -> x509.Certificate:
-    now = datetime.now(UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(_name(subject))
-        .issuer_name(_name(issuer))
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=0 if ca else None), critical=True)
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(signer.public_key()), False
-        )
-    )
-    if ca:
-        usage = x509.KeyUsage(True, False, False, False, False, True, True, False, False)
-        builder = builder.add_extension(usage, critical=True)
-    else:
-        san = x509.SubjectAlternativeName([x509.IPAddress(IPv4Address("127.0.0.1"))])
-        builder = builder.add_extension(san, critical=False).add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False
-        )
-    return builder.sign(signer, hashes.SHA256())
-
-
-def _tls_server_context(tmp_path: Path) -> tuple[ssl.SSLContext, str]:
-    """A CA and a 127.0.0.1 server certificate it signed; returns the server context and CA file."""
-    ca_key, leaf_key = (
-        ec.generate_private_key(ec.SECP256R1()),
-        ec.generate_private_key(ec.SECP256R1()),
-    )
-    ca = _cert("custody test CA", ca_key, "custody test CA", ca_key, ca=True)
-    leaf = _cert("127.0.0.1", leaf_key, "custody test CA", ca_key, ca=False)
-    pem = serialization.Encoding.PEM
-    (tmp_path / "ca.pem").write_bytes(ca.public_bytes(pem))
-    (tmp_path / "leaf.pem").write_bytes(leaf.public_bytes(pem))
-    (tmp_path / "leaf.key").write_bytes(
-        leaf_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(tmp_path / "leaf.pem", tmp_path / "leaf.key")
-    return context, str(tmp_path / "ca.pem")
-
-
 def test_https_over_tls_with_private_ca(
     recipients: Callable[..., _Recipient], tmp_path: Path
 ) -> None:
     """Real TLS: trusted with the CA file, RECIPIENT_REFUSED (not retried) without it."""
-    context, ca_file = _tls_server_context(tmp_path)
+    context, ca_file = server_context(tmp_path, x509.IPAddress(IPv4Address("127.0.0.1")))
     recipient = recipients(tls=context).start()
     delivery = _push(recipient.url("https"), ca_file=ca_file).deliver(_packet())
     assert delivery.status == 200 and delivery.location.startswith("https://127.0.0.1:")

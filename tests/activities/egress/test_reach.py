@@ -13,18 +13,13 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from activities.egress.addresses import vet_ip
 from activities.egress.channels import AttemptLimits, Packet, PacketFile, RecipientChannel
@@ -33,6 +28,7 @@ from activities.egress.reach import Reach
 from custody.errors import Code, DeliveryFailed, EgressRefused
 from custody.settings import Settings
 from tests.activities.egress.test_channels import _Recipient
+from tests.tls import server_context
 
 NAME = "files.custody.test"
 PRODUCTION = Reach(production=True)
@@ -194,45 +190,10 @@ def test_reach_outbox_refuses_a_symlink_planted_in_it(tmp_path: Path) -> None:
 # --- a real HTTPS recipient known by name only ---------------------------------------
 
 
-def _certificate(folder: Path, name: str) -> tuple[ssl.SSLContext, str]:
-    """A CA and a server certificate for ``name`` alone (a DNS SAN, no address)."""
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    now = datetime.now(UTC)
-
-    def build(subject: str, public: object, ca: bool) -> x509.CertificateBuilder:
-        return (
-            x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
-            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "reach test CA")]))
-            .public_key(public)  # type: ignore[arg-type]
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - timedelta(minutes=5))
-            .not_valid_after(now + timedelta(days=1))
-            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-        )
-
-    ca = build("reach test CA", ca_key.public_key(), True).sign(ca_key, hashes.SHA256())
-    leaf = (
-        build(name, key.public_key(), False)
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .sign(ca_key, hashes.SHA256())
-    )
-    pem = serialization.Encoding.PEM
-    (folder / "ca.pem").write_bytes(ca.public_bytes(pem))
-    (folder / "leaf.pem").write_bytes(leaf.public_bytes(pem))
-    (folder / "leaf.key").write_bytes(
-        key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(folder / "leaf.pem", folder / "leaf.key")
-    return context, str(folder / "ca.pem")
-
-
 @pytest.fixture
 def named_recipient(tmp_path: Path) -> Iterator[tuple[_Recipient, str, list[str]]]:
     """A TLS recipient on 127.0.0.1 whose certificate names only NAME; the SNI names it saw."""
-    context, ca_file = _certificate(tmp_path, NAME)
+    context, ca_file = server_context(tmp_path, x509.DNSName(NAME))  # the name alone
     seen: list[str] = []
     context.sni_callback = lambda sock, server_name, ctx: seen.append(str(server_name)) and None
     recipient = _Recipient(tls=context).start()

@@ -1,4 +1,5 @@
-"""Pages of words laid out by hand, for the field readers' tests: 30 px high, 20 px a letter."""
+"""Pages of words laid out by hand, for the tests of what reads them (the field readers,
+the page layout): 30 px high, 20 px a letter unless told."""
 
 from __future__ import annotations
 
@@ -9,14 +10,20 @@ Row = list[tuple[str, int]]
 
 
 def placed(
-    rows: list[Row], *, dy: int = 80, conf: float = 0.99, marks: list[Mark] | None = None
+    rows: list[Row],
+    *,
+    dy: int = 80,
+    conf: float = 0.99,
+    marks: list[Mark] | None = None,
+    letter: int = 20,
 ) -> PageText:
-    """Row ``n`` at y = 100 + dy*n, each word at its given x."""
+    """Row ``n`` at y = 100 + dy*n, each word at its given x, ``letter`` px a letter wide."""
     words = []
     for n, row in enumerate(rows):
         y = 100 + dy * n
         for text, x in row:
-            box = [[x, y], [x + 20 * len(text), y], [x + 20 * len(text), y + 30], [x, y + 30]]
+            w = letter * len(text)
+            box = [[x, y], [x + w, y], [x + w, y + 30], [x, y + 30]]
             words.append(Word(text=text, confidence=conf, box=box))
     return PageText(
         page=0,

@@ -7,26 +7,7 @@ import pytest
 from activities.fields import extract, unbarred
 from activities.fields.normalise import iso_date
 from custody.fields import DocType, FoundField
-from custody.models import PageText, Word
-
-
-def _page(rows: list[list[tuple[str, int]]], *, step: int = 80) -> PageText:
-    """Row ``n`` at y = 100 + step*n, each word at its x, 20 px a letter and 30 px high."""
-    words = []
-    for n, row in enumerate(rows):
-        y = 100 + step * n
-        for text, x in row:
-            w = 20 * len(text)
-            words.append(
-                Word(
-                    text=text,
-                    confidence=0.99,
-                    box=[[x, y], [x + w, y], [x + w, y + 30], [x, y + 30]],
-                )
-            )
-    return PageText(
-        page=0, width=1700, height=2200, text="", words=words, mean_confidence=0.99, seconds=0.0
-    )
+from tests.activities.fields.pages import placed
 
 
 def _line(text: str, x: int = 100) -> list[tuple[str, int]]:
@@ -38,7 +19,7 @@ def _line(text: str, x: int = 100) -> list[tuple[str, int]]:
 
 
 def _fields(*rows: list[tuple[str, int]], step: int = 80) -> dict[str, FoundField]:
-    return extract([_page(list(rows), step=step)], declared=DocType.REFERRAL).fields
+    return extract([placed(list(rows), dy=step)], declared=DocType.REFERRAL).fields
 
 
 @pytest.mark.parametrize(
@@ -152,12 +133,12 @@ def test_two_letter_dates_above_the_salutation_disagree_and_go_to_review() -> No
 def test_a_wrapped_sentence_keeps_its_identifier() -> None:
     """ "... enrolled as Study participant" / "SUB-2291-07 ...": the value starts the next line,
     read below the bar (no tuning referral wrapped one, so it is not yet measured)."""
-    page = _page(
+    page = placed(
         [
             _line("She is enrolled in your trial as Study participant"),
             _line("SUB-2291-07 and was seen last week."),
         ],
-        step=45,
+        dy=45,
     )
     before = unbarred([page])["participant_id"]
     assert (before.value, before.method) == ("SUB-2291-07", "anchor:wrapped")

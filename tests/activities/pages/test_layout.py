@@ -11,6 +11,7 @@ from activities.fields.layout import page_lines as field_lines
 from activities.pages.layout import page_lines, reading_text
 from activities.redact.lines import page_lines as redaction_lines
 from custody.models import PageText, Word
+from tests.activities.fields.pages import Row, placed
 
 DISCHARGE = (
     "NORTHWIND COMMUNITY CLINIC - DISCHARGE SUMMARY",
@@ -50,21 +51,9 @@ def test_fields_redaction_and_text_see_the_same_lines(ocr_engine: OcrEngine) -> 
     assert [" ".join(t.text for t in line.tokens) for line in field_lines(page)] == published
 
 
-def _words(rows: list[list[tuple[str, int]]], *, top: int = 100, step: int = 50) -> list[Word]:
-    """Row ``n`` at y = top + step*n, each word at its x, 18 px a letter and 30 px high."""
-    words = []
-    for n, row in enumerate(rows):
-        y = top + step * n
-        for text, x in row:
-            w = 18 * len(text)
-            words.append(
-                Word(
-                    text=text,
-                    confidence=0.9,
-                    box=[[x, y], [x + w, y], [x + w, y + 30], [x, y + 30]],
-                )
-            )
-    return words
+def _words(rows: list[Row], *, step: int = 50) -> list[Word]:
+    """Row ``n`` at y = 100 + step*n, each word at its x, 18 px a letter and 30 px high."""
+    return placed(rows, dy=step, conf=0.9, letter=18).words
 
 
 def _page(words: list[Word]) -> PageText:

@@ -21,6 +21,7 @@ from activities.redact.policy import DEFAULT_REDACTION
 from custody.errors import IdentifierFound
 from custody.models import PageText, Word
 from starter.bench.referrals import generate
+from tests.helpers import StandInEngine
 
 pytestmark = pytest.mark.slow
 DPI = 200
@@ -53,16 +54,8 @@ def test_redaction_scan_paints_what_the_plan_never_saw(
         assert normal(value) not in normal(" ".join(made.surfaces.ocr))
 
 
-class _ReadsAnMrn:
+class _ReadsAnMrn(StandInEngine):
     """Stand-in engine (a fault injected on purpose): every page reads "MRN 7400787" back."""
-
-    name, version = "stand-in", "0"
-
-    def params(self) -> dict[str, str | int | float | bool]:
-        return {}
-
-    def model_hashes(self) -> dict[str, str]:
-        return {}
 
     def recognise(self, image: GrayPage, page: int) -> PageText:
         words = [_word("MRN", 100, 100), _word("7400787", 220, 100)]

@@ -26,6 +26,7 @@ from activities.redact.policy import DEFAULT_REDACTION
 from custody.errors import RedactionLeak
 from custody.models import PageText
 from starter.bench.referrals import generate
+from tests.helpers import StandInEngine
 
 DPI = 200
 
@@ -103,20 +104,12 @@ def test_redaction_check_reads_unpainted_pixels_back(letter: Read, ocr_engine: O
     assert report.leaks == ("ocr:p1",)
 
 
-class _ReadsASecret:
+class _ReadsASecret(StandInEngine):
     """Stand-in engine (a fault injected on purpose): its re-read of every page
     prints the participant ID, as a painting bug would leave it."""
 
-    name, version = "stand-in", "0"
-
     def __init__(self, secret: str) -> None:
         self.secret = secret
-
-    def params(self) -> dict[str, str | int | float | bool]:
-        return {}
-
-    def model_hashes(self) -> dict[str, str]:
-        return {}
 
     def recognise(self, image: GrayPage, page: int) -> PageText:
         return PageText(

@@ -38,7 +38,7 @@ from starter.cli.identify import identify
 from starter.client.release import release, wait_release
 from starter.evidence.verify.egress import verify_release
 from tests.helpers import cli, custody_cli, running_pipeline
-from tests.published import Published, copy_published
+from tests.published import InHome, Published, copy_published
 
 # Of this module alone: the copies of the session's store share the tenant, so a release
 # to a recipient another module also uses would have the same release ID.
@@ -46,17 +46,13 @@ RECIPIENT = "clinic-e"
 
 
 @dataclass
-class Released:
+class Released(InHome):
     settings: Settings
     tenant: str
     sha256: str
     outbox: Path
     rc: int
     answer: dict[str, Any]
-
-    @property
-    def store(self) -> LocalStore:
-        return LocalStore(self.settings.objects_dir)
 
     @property
     def release_id(self) -> str:

@@ -40,13 +40,13 @@ from starter.edge import tenants
 from starter.edge.openapi import SPEC
 from starter.evidence.bundle import export_bundle
 from tests.helpers import running_pipeline
+from tests.published import InHome, copy_published
 from tests.published import Published as Shared
-from tests.published import copy_published
 from tests.starter.edge.conftest import EdgeHarness, custody_client, png
 
 
 @dataclass
-class Published:
+class Published(InHome):
     settings: Settings
     tenant: str
     key_id: str
@@ -55,10 +55,6 @@ class Published:
     text: str
     #: A discharge summary: a configured type, its fields read.
     discharge: str
-
-    @property
-    def store(self) -> LocalStore:
-        return LocalStore(self.settings.objects_dir)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ worker the command makes nothing and says so with a code.
 from __future__ import annotations
 
 import argparse
-import base64
 import io
 import json
 from contextlib import redirect_stdout
@@ -36,6 +35,7 @@ from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
 from tests.helpers import loaded_by, make_settings, running_pipeline
 from tests.identities import as_person
+from tests.payloads import history_text
 from tests.workflows.test_replay import replay_and_keep
 
 
@@ -126,7 +126,7 @@ async def test_redact_cli_asks_the_io_worker_and_prints_the_signed_view(
     wid = redact_workflow_id(p.sha256, p.tenant, DEFAULT_REDACTION.sha256())
     history = await temporal_client.get_workflow_handle(wid).fetch_history()
     await replay_and_keep(temporal_client, wid, "redact")  # and saved, when recording
-    kept = normal(_payloads(history.to_json_dict()))
+    kept = normal(history_text(history))
     assert p.sha256 in kept and normal(key) in kept  # the history is readable here ...
     for value in (p.truth["participant_id"], p.truth["clinician"]):
         assert normal(value) not in kept  # ... and holds none of what was removed
@@ -175,17 +175,3 @@ def test_redact_cli_loads_no_engine_renderer_or_redaction_service() -> None:
     roots = ("PIL", "pypdfium2", "numpy", "rapidocr", "pytesseract")
     inside = ("activities.engines", "activities.inspect", "activities.redact.service")
     assert loaded_by("import starter.cli.redact", roots, inside) == []
-
-
-def _payloads(node: object) -> str:
-    """Every payload in a history's JSON, decoded (plain JSON: these tests hold no keyring)."""
-    if isinstance(node, dict):
-        own = [base64.b64decode(node["data"]).decode()] if _is_payload(node) else []
-        return " ".join(own + [_payloads(v) for v in node.values()])
-    if isinstance(node, list):
-        return " ".join(_payloads(v) for v in node)
-    return ""
-
-
-def _is_payload(node: dict[str, Any]) -> bool:
-    return isinstance(node.get("data"), str) and "metadata" in node

@@ -23,7 +23,7 @@ from starter.client.connect import CustodyClient
 from starter.edge import tenants
 from starter.edge.app import create_app
 from starter.edge.scopes import DEFAULT_SCOPES, Scope
-from tests.helpers import make_settings
+from tests.helpers import StandInEngine, make_settings
 
 SettingsFactory = Callable[..., Settings]
 
@@ -38,16 +38,10 @@ def png(seed: int, side: int = 32) -> bytes:
     return out.getvalue()
 
 
-class QuickEngine:
+class QuickEngine(StandInEngine):
     """Engine double: answers instantly, so draining needs no real OCR."""
 
     name, version = "quick", "1"
-
-    def params(self) -> dict[str, str | int | float | bool]:
-        return {}
-
-    def model_hashes(self) -> dict[str, str]:
-        return {}
 
     def recognise(self, image: np.ndarray, page: int) -> PageText:
         h, w = image.shape[:2]

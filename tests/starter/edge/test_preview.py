@@ -39,7 +39,7 @@ from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client.connect import CustodyClient
 from starter.edge.openapi import document
-from tests.helpers import loaded_by, running_pipeline
+from tests.helpers import StandInEngine, loaded_by, running_pipeline
 from tests.starter.edge.conftest import EdgeHarness, QuickEngine, SettingsFactory, png
 from tests.workflows.test_replay import replay_and_keep
 
@@ -225,7 +225,7 @@ async def test_preview_without_a_key_is_401(edge_for: EdgeFactory) -> None:
     assert (resp.status_code, resp.json()["error"]) == (401, "UNAUTHENTICATED")
 
 
-class GatedEngine:
+class GatedEngine(StandInEngine):
     """Stand-in engine that answers only once ``go`` is set: it holds the lane full."""
 
     name, version = "gated", "1"
@@ -233,12 +233,6 @@ class GatedEngine:
     def __init__(self) -> None:
         self.go = threading.Event()
         self.started = threading.Semaphore(0)
-
-    def params(self) -> dict[str, str | int | float | bool]:
-        return {}
-
-    def model_hashes(self) -> dict[str, str]:
-        return {}
 
     def recognise(self, image: np.ndarray, page: int) -> PageText:
         self.started.release()

@@ -32,27 +32,22 @@ from custody.ledger.signing import local_public_keys, rotate
 from custody.models import SignedRecord
 from custody.settings import Settings
 from custody.state.egress import SignedReceipt, add_recipient
-from custody.stores.local import LocalStore
 from starter.client.release import release, wait_release
 from starter.evidence.bundle import export_bundle
 from starter.evidence.trust import fingerprint
 from tests.helpers import recipient, running_pipeline
+from tests.published import InHome, copy_published
 from tests.published import Released as ReleasedOnce
-from tests.published import copy_published
 
 
 @dataclass
-class Released:
+class Released(InHome):
     settings: Settings
     tenant: str
     sha256: str
     other: str
     release_id: str
     both_id: str
-
-    @property
-    def store(self) -> LocalStore:
-        return LocalStore(self.settings.objects_dir)
 
 
 @pytest.fixture(scope="module")

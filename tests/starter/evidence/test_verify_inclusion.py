@@ -1,21 +1,18 @@
 """``custody verify``: each of a document's events proven in the signed log, against pinned keys.
 
-A real scan is published once for the module (dev server, default engine); each
+A real scan, published once for the session (``tests.published``), copied for the module; each
 CLI case alters its own copy of the store and signing folder. The log-level cases
 build a small notarised ledger directly, with a witness folder beside it.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from custody import ids
 from custody.errors import Code, ConfigurationError
 from custody.ledger.checkpoints import Notary
@@ -29,29 +26,16 @@ from starter.cli.output import Exit
 from starter.evidence.trust import TrustAnchors, fingerprint
 from starter.evidence.verify.proofs import LogProofs
 from tests.custody.ledger.forge import forge, history
-from tests.helpers import custody_cli, make_settings, publish_scan, running_pipeline
+from tests.helpers import custody_cli
+from tests.published import Published, copy_published
 
 DOC, OTHER = "a" * 64, "b" * 64
 
 
-class Published:
-    def __init__(self, settings: Settings, sha256: str, tenant: str) -> None:
-        self.settings, self.sha256, self.tenant = settings, sha256, tenant
-
-
 @pytest.fixture(scope="module")
-async def published(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path_factory: pytest.TempPathFactory,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-) -> Published:
-    tenant = "inclusion-" + os.urandom(4).hex()
-    settings = make_settings(tmp_path_factory.mktemp("inclusion"), temporal_address)
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
-        sha256 = await publish_scan(custody, corpus, tenant)
-    return Published(settings, sha256, tenant)
+def published(published_once: Published, tmp_path_factory: pytest.TempPathFactory) -> Published:
+    """The session's published phototest scan, in this module's copy (``tests.published``)."""
+    return copy_published(published_once, tmp_path_factory.mktemp("inclusion"))
 
 
 def _copy(p: Published, home: Path) -> tuple[Settings, LocalStore]:
@@ -143,16 +127,17 @@ async def test_verify_inclusion_all_reports_a_corrupt_record_and_verifies_the_re
     published: Published, tmp_path: Path
 ) -> None:
     """``verify --all``: a record that no longer parses is its document's FAIL
-    (``record.parse``), the other document still passes, and the exit status is 8."""
+    (``record.parse``), the tenant's published documents still pass, and the exit status is 8."""
     settings, store = _copy(published, tmp_path)
     broken = "c" * 64
     (store.root / ids.record_key(broken, published.tenant)).write_bytes(b'{"record": {"sha')
     rc, out = await custody_cli(settings, "verify", "--all", tenant=published.tenant)
-    assert rc == Exit.VERIFY_FAILED and out["passed"] == 1 and out["failed"] == 1, out
+    good = (published.sha256, published.other, published.discharge)  # the rejected one: no record
+    assert rc == Exit.VERIFY_FAILED and out["passed"] == len(good) and out["failed"] == 1, out
     by_subject = {r["subject"]: r for r in out["reports"]}
     bad = by_subject[ids.workflow_id(broken, published.tenant)]
     assert "record.parse" in {c["name"] for c in bad["checks"] if not c["ok"]}
-    assert by_subject[ids.workflow_id(published.sha256, published.tenant)]["ok"]
+    assert all(by_subject[ids.workflow_id(sha, published.tenant)]["ok"] for sha in good)
 
 
 async def test_verify_inclusion_production_without_a_pinned_key_is_refused(
