@@ -32,14 +32,13 @@ from pathlib import Path
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
-from activities.engines.base import OcrEngine
 from custody.converter import data_converter
 from custody.keys import keyring as keys
 from custody.models import DocState
 from custody.stores.local import LocalStore
 from custody.stores.sealed import SealedStore
 from starter.client.submit import submit, wait
-from tests.helpers import FailingEngine, make_settings, running_pipeline
+from tests.helpers import FailingEngine, Rig, make_settings
 from workers.versioning import WORKFLOWS
 
 HISTORIES = Path(__file__).parent / "histories"
@@ -78,35 +77,30 @@ async def test_replay_saved_histories_replay_without_nondeterminism() -> None:
 
 
 async def test_replay_fresh_histories_of_every_terminal_state(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
+    rig: Rig,
 ) -> None:
     """Histories of runs made now, with signed references, replay too; with
     CUSTODY_RECORD_HISTORIES=1 they are saved."""
-    scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
+    scan = rig.scan()
     cases = {
-        "published": (ocr_engine, scan, DocState.PUBLISHED),
+        "published": (rig.engine, scan, DocState.PUBLISHED),
         "rejected": (
-            ocr_engine,
-            (corpus / "bad_inputs" / "zip_renamed.pdf").read_bytes(),
+            rig.engine,
+            (rig.corpus / "bad_inputs" / "zip_renamed.pdf").read_bytes(),
             DocState.REJECTED,
         ),
-        "quarantined": (FailingEngine(ocr_engine), scan + b"\n", DocState.QUARANTINED),
+        "quarantined": (FailingEngine(rig.engine), scan + b"\n", DocState.QUARANTINED),
     }
     for name, (engine, data, expected) in cases.items():
-        settings = make_settings(tmp_path / name, temporal_address)
-        ring = keys.init_keyring(tmp_path / name / "keys", development=True)
+        settings = make_settings(rig.home / name, rig.address)
+        ring = keys.init_keyring(rig.home / name / "keys", development=True)
         store = SealedStore(LocalStore(settings.objects_dir), ring)
-        async with running_pipeline(temporal_client, settings, engine, store=store) as custody:
-            sub = await submit(custody, data, tenant=tenant)
-            res = await wait(custody, sub.sha256, tenant=tenant)
+        async with rig.pipeline(settings, engine, store=store) as custody:
+            sub = await submit(custody, data, tenant=rig.tenant)
+            res = await wait(custody, sub.sha256, tenant=rig.tenant)
             assert res.state is expected
             # The document run itself, not the outcome run it may continue as.
-            run = temporal_client.get_workflow_handle(sub.workflow_id, run_id=res.run_id)
+            run = rig.client.get_workflow_handle(sub.workflow_id, run_id=res.run_id)
             history = await run.fetch_history()
         replayed = await _replayer().replay_workflow(history)
         assert replayed.replay_failure is None

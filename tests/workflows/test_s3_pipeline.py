@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from activities.engines.base import OcrEngine
 from custody import ids
 from custody.ledger.signing import public_keys
 from custody.models import DocState
@@ -17,7 +14,7 @@ from custody.stores.s3 import S3Store
 from starter.client.submit import submit, wait
 from starter.evidence.trust import TrustAnchors
 from starter.evidence.verify.document import verify_document
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import Rig, make_settings
 
 
 @pytest.fixture(scope="module")
@@ -34,18 +31,13 @@ def s3_endpoint() -> Iterator[str]:
 
 
 async def test_s3_pipeline_publishes_and_verifies_on_s3(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
+    rig: Rig,
     s3_endpoint: str,
 ) -> None:
     """Every object in S3; evidence objects under Object Lock; the record verifies from S3."""
     settings = make_settings(
-        tmp_path,
-        temporal_address,
+        rig.home,
+        rig.address,
         store="s3",
         s3_endpoint_url=s3_endpoint,
         s3_bucket="custody-pipeline",
@@ -56,20 +48,22 @@ async def test_s3_pipeline_publishes_and_verifies_on_s3(
     )
     store = S3Store.from_settings(settings)
     store.ensure_bucket(object_lock=True)
-    async with running_pipeline(temporal_client, settings, ocr_engine, store=store) as custody:
-        sub = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
-        res = await wait(custody, sub.sha256, tenant=tenant)
-        again = await submit(custody, corpus / "ocr_gt" / "tess_phototest.tif", tenant=tenant)
+    async with rig.pipeline(settings, rig.engine, store=store) as custody:
+        sub = await submit(custody, rig.corpus / "ocr_gt" / "tess_phototest.tif", tenant=rig.tenant)
+        res = await wait(custody, sub.sha256, tenant=rig.tenant)
+        again = await submit(
+            custody, rig.corpus / "ocr_gt" / "tess_phototest.tif", tenant=rig.tenant
+        )
     assert res.state is DocState.PUBLISHED
     assert again.deduplicated and again.record is not None
-    assert store.exists(ids.record_key(sub.sha256, tenant))
-    assert not store.exists(ids.intake_key(sub.sha256, tenant))
-    assert list(store.list(ids.work_prefix(sub.sha256, tenant))) == []
+    assert store.exists(ids.record_key(sub.sha256, rig.tenant))
+    assert not store.exists(ids.intake_key(sub.sha256, rig.tenant))
+    assert list(store.list(ids.work_prefix(sub.sha256, rig.tenant))) == []
     anchors = TrustAnchors.from_settings(settings)
-    assert verify_document(store, public_keys(store), sub.sha256, tenant, anchors=anchors).ok
-    for key in (ids.record_key(sub.sha256, tenant), ids.source_key(sub.sha256, tenant)):
+    assert verify_document(store, public_keys(store), sub.sha256, rig.tenant, anchors=anchors).ok
+    for key in (ids.record_key(sub.sha256, rig.tenant), ids.source_key(sub.sha256, rig.tenant)):
         head = store.client.head_object(Bucket=store.bucket, Key=store.prefix + key)
         assert head["ObjectLockMode"] == "COMPLIANCE", key
-    ledger_key = next(iter(store.list(f"ledger/{tenant}/tile/")))
+    ledger_key = next(iter(store.list(f"ledger/{rig.tenant}/tile/")))
     head = store.client.head_object(Bucket=store.bucket, Key=store.prefix + ledger_key)
     assert head["ObjectLockMode"] == "COMPLIANCE"

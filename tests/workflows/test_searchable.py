@@ -16,7 +16,6 @@ import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 from PIL import Image
-from temporalio.client import Client
 from temporalio.testing import ActivityEnvironment
 
 from activities.engines.base import OcrEngine
@@ -36,7 +35,7 @@ from starter.client.submit import submit, wait
 from starter.evidence.trust import TrustAnchors
 from starter.evidence.verify.document import verify_document
 from tests.activities.pages.test_textlayer import _born_digital
-from tests.helpers import CountingEngine, make_settings, running_pipeline
+from tests.helpers import CountingEngine, Rig
 
 # Typeset words of no configured type: a discharge summary would wait for its fields.
 LINES = ["Shipping notice for dock 7", "Collect within 2 weeks"]
@@ -66,26 +65,22 @@ def _mixed(path: Path, scan: Path) -> None:
 
 
 async def test_born_digital_pdf_is_published_from_its_text_layer_without_ocr(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
+    rig: Rig,
 ) -> None:
     """Exactly the typeset text, the engine never called, and the record says text-layer."""
-    settings = make_settings(tmp_path, temporal_address)
-    engine = CountingEngine(ocr_engine)
-    letter = tmp_path / "letter.pdf"
+    settings = rig.settings()
+    engine = CountingEngine(rig.engine)
+    letter = rig.home / "letter.pdf"
     _born_digital(letter, LINES)
-    async with running_pipeline(temporal_client, settings, engine) as custody:
-        sub = await submit(custody, letter, tenant=tenant)
-        res = await wait(custody, sub.sha256, tenant=tenant)
+    async with rig.pipeline(settings, engine) as custody:
+        sub = await submit(custody, letter, tenant=rig.tenant)
+        res = await wait(custody, sub.sha256, tenant=rig.tenant)
         assert res.state is DocState.PUBLISHED, (res.state, res.code)
-        view = result(custody, sub.sha256, tenant)
+        view = result(custody, sub.sha256, rig.tenant)
         anchors = TrustAnchors.from_settings(settings)
         keys = public_keys(custody.store)
-        report = verify_document(custody.store, keys, sub.sha256, tenant, anchors=anchors)
-        events = Ledger(custody.store, tenant).for_document(sub.sha256)
+        report = verify_document(custody.store, keys, sub.sha256, rig.tenant, anchors=anchors)
+        events = Ledger(custody.store, rig.tenant).for_document(sub.sha256)
     assert res.state is DocState.PUBLISHED, res
     assert view.text == "\n".join(LINES)
     recognised = [e for e in events if e.kind == "recognised"]
@@ -98,37 +93,32 @@ async def test_born_digital_pdf_is_published_from_its_text_layer_without_ocr(
     assert [p.source for p in view.pages] == ["text-layer"]
     # The original is searchable already: the record names it rather than a copy.
     assert record.searchable == "original" and record.pdf_key == record.source_key
-    assert not [k for k in custody.store.list(f"results/{tenant}/{sub.sha256}/") if ".pdf" in k]
+    assert not [k for k in custody.store.list(f"results/{rig.tenant}/{sub.sha256}/") if ".pdf" in k]
     assert report.ok, report
     assert "pdf.checksum" in {c.name for c in report.checks}
 
 
 async def test_scanned_page_gets_a_verified_searchable_pdf_beside_the_text(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
+    rig: Rig,
 ) -> None:
     """A typeset page and a scanned one: OCR runs once; the stored PDF finds both pages' words."""
-    settings = make_settings(tmp_path, temporal_address)
-    engine = CountingEngine(ocr_engine)
-    mixed = tmp_path / "mixed.pdf"
-    _mixed(mixed, corpus / "ocr_gt" / "tess_phototest.tif")
-    async with running_pipeline(temporal_client, settings, engine) as custody:
-        sub = await submit(custody, mixed, tenant=tenant)
-        res = await wait(custody, sub.sha256, tenant=tenant)
-        view = result(custody, sub.sha256, tenant)
+    settings = rig.settings()
+    engine = CountingEngine(rig.engine)
+    mixed = rig.home / "mixed.pdf"
+    _mixed(mixed, rig.corpus / "ocr_gt" / "tess_phototest.tif")
+    async with rig.pipeline(settings, engine) as custody:
+        sub = await submit(custody, mixed, tenant=rig.tenant)
+        res = await wait(custody, sub.sha256, tenant=rig.tenant)
+        view = result(custody, sub.sha256, rig.tenant)
         store = custody.store
         keys, anchors = public_keys(store), TrustAnchors.from_settings(settings)
         assert res.state is DocState.PUBLISHED, res
         record = view.record
         assert engine.calls == 1
-        assert record.engine == ocr_engine.name and record.text_layer_pages == [0]
+        assert record.engine == rig.engine.name and record.text_layer_pages == [0]
         assert [p.source for p in view.pages] == ["text-layer", "ocr"]
         assert record.searchable == "built"
-        assert record.pdf_key == ids.pdf_key(sub.sha256, tenant, record.text_sha256)
+        assert record.pdf_key == ids.pdf_key(sub.sha256, rig.tenant, record.text_sha256)
         pdf = store.get(record.pdf_key)
         assert hashlib.sha256(pdf).hexdigest() == record.pdf_sha256
         typeset, scanned = _page_texts(pdf)
@@ -136,14 +126,14 @@ async def test_scanned_page_gets_a_verified_searchable_pdf_beside_the_text(
         recognised = [t for w in view.pages[1].words for t in w.text.split()]
         assert len(recognised) >= 20  # the phototest page has about 90 words
         assert [t for t in recognised if t not in scanned] == []
-        assert verify_document(store, keys, sub.sha256, tenant, anchors=anchors).ok
+        assert verify_document(store, keys, sub.sha256, rig.tenant, anchors=anchors).ok
         # Scratch copies are gone once the record exists; only the published PDF remains.
-        assert not list(store.list(ids.work_prefix(sub.sha256, tenant)))
+        assert not list(store.list(ids.work_prefix(sub.sha256, rig.tenant)))
         path = settings.objects_dir / record.pdf_key
         data = bytearray(path.read_bytes())
         data[len(data) // 2] ^= 0x01
         path.write_bytes(bytes(data))
-        report = verify_document(store, keys, sub.sha256, tenant, anchors=anchors)
+        report = verify_document(store, keys, sub.sha256, rig.tenant, anchors=anchors)
     assert {c.name for c in report.checks if not c.ok} == {"pdf.checksum"}
 
 

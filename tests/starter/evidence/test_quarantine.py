@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from temporalio.client import Client
-
-from activities.engines.base import OcrEngine
 from custody.ledger.events import Ledger
 from custody.models import DocState
 from starter.client.submit import submit, wait
-from tests.helpers import FailingEngine, custody_cli, make_settings, running_pipeline
+from tests.helpers import FailingEngine, Rig, custody_cli
 from tests.identities import as_person
 
 
 async def test_quarantine_release_reruns_and_reject_is_final(
-    temporal_client: Client,
-    temporal_address: str,
-    tmp_path: Path,
-    corpus: Path,
-    ocr_engine: OcrEngine,
-    tenant: str,
+    rig: Rig,
 ) -> None:
     """Two documents quarantined by an OCR fault: one released (update-with-start: it runs
     again and waits in review, then a reviewer approves it and it publishes), one rejected."""
@@ -28,19 +18,19 @@ async def test_quarantine_release_reruns_and_reject_is_final(
     # the engine being down: two documents x three attempts would open it after
     # CUSTODY_BREAKER_FAILURES=5 and end the second document CIRCUIT_OPEN. This
     # test is about quarantine review, not the breaker (tests/workers/test_breaker.py).
-    settings = make_settings(tmp_path, temporal_address, breaker_failures=1000)
-    scan = (corpus / "ocr_gt" / "tess_phototest.tif").read_bytes()
-    async with running_pipeline(temporal_client, settings, FailingEngine(ocr_engine)) as custody:
+    settings = rig.settings(breaker_failures=1000)
+    scan = rig.scan()
+    async with rig.pipeline(settings, FailingEngine(rig.engine)) as custody:
         subs = [
-            await submit(custody, scan + pad, tenant=tenant, source_id="fax-line-2")
+            await submit(custody, scan + pad, tenant=rig.tenant, source_id="fax-line-2")
             for pad in (b"", b"\0")
         ]
         for sub in subs:
-            assert (await wait(custody, sub.sha256, tenant=tenant)).code == "OCR_ERROR"
+            assert (await wait(custody, sub.sha256, tenant=rig.tenant)).code == "OCR_ERROR"
     keep, drop = subs
-    async with running_pipeline(temporal_client, settings, ocr_engine) as custody:
+    async with rig.pipeline(settings, rig.engine) as custody:
         person = as_person(settings, "auditor-1", store=custody.store)
-        rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=tenant)
+        rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=rig.tenant)
         assert rc == 0 and {d["sha256"] for d in listed} == {keep.sha256, drop.sha256}
         rc, _ = await custody_cli(
             person,
@@ -49,7 +39,7 @@ async def test_quarantine_release_reruns_and_reject_is_final(
             drop.sha256,
             "--reason",
             "unreadable original",
-            tenant=tenant,
+            tenant=rig.tenant,
         )
         assert rc == 0
         rc, out = await custody_cli(
@@ -59,16 +49,16 @@ async def test_quarantine_release_reruns_and_reject_is_final(
             keep.sha256,
             "--reason",
             "OCR fixed",
-            tenant=tenant,
+            tenant=rig.tenant,
         )
         assert rc == 0 and out["run_id"]
-        held = await wait(custody, keep.sha256, tenant=tenant)
-        rc_review, waiting = await custody_cli(person, "review", "ls", tenant=tenant)
+        held = await wait(custody, keep.sha256, tenant=rig.tenant)
+        rc_review, waiting = await custody_cli(person, "review", "ls", tenant=rig.tenant)
         rc_ok, approved = await custody_cli(
-            person, "review", "resolve", keep.sha256, "--approve", tenant=tenant
+            person, "review", "resolve", keep.sha256, "--approve", tenant=rig.tenant
         )
-        res = await wait(custody, keep.sha256, tenant=tenant)
-        rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=tenant)
+        res = await wait(custody, keep.sha256, tenant=rig.tenant)
+        rc, listed = await custody_cli(settings, "quarantine", "ls", tenant=rig.tenant)
         rc2, found = await custody_cli(
             settings,
             "evidence",
@@ -77,9 +67,9 @@ async def test_quarantine_release_reruns_and_reject_is_final(
             "fax-line-2",
             "--state",
             "published",
-            tenant=tenant,
+            tenant=rig.tenant,
         )
-        rc3, verified = await custody_cli(settings, "verify", keep.sha256, tenant=tenant)
+        rc3, verified = await custody_cli(settings, "verify", keep.sha256, tenant=rig.tenant)
     assert held.state is DocState.REVIEW and held.transitions[0].state == "accepted"
     assert rc_review == 0 and [w["reasons"] for w in waiting] == [["RELEASED_FROM_QUARANTINE"]]
     assert rc_ok == 0 and approved["state"] == "published", approved
@@ -87,7 +77,7 @@ async def test_quarantine_release_reruns_and_reject_is_final(
     assert rc == 0 and listed == []
     assert rc2 == 0 and [d["sha256"] for d in found] == [keep.sha256]
     assert rc3 == 0 and verified["ok"] is True
-    ledger = Ledger(custody.store, tenant)
+    ledger = Ledger(custody.store, rig.tenant)
     kinds = [(e.kind, e.actor) for e in ledger.for_document(keep.sha256)]
     assert ("quarantine_release", "auditor-1") in kinds
     assert "verified" not in {kind for kind, _ in kinds}  # verifying writes nothing
