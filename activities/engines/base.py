@@ -212,16 +212,7 @@ class EasyOcrEngine:
         height, width = gray.shape
         found = self.reader().readtext(gray, detail=1, **dataclasses.asdict(self.tuning))
         page_words = [_word(box, text, conf, width, height) for box, text, conf in found]
-        page_words = [w for w in page_words if w.text]
-        return PageText(
-            page=page,
-            width=width,
-            height=height,
-            text=reading_order_text(page_words),
-            words=page_words,
-            mean_confidence=mean_confidence(page_words),
-            seconds=round(time.perf_counter() - started, 3),
-        )
+        return page_text(page, (width, height), [w for w in page_words if w.text], started)
 
 
 def _as_gray_u8(image: GrayPage) -> GrayPage:
@@ -250,6 +241,26 @@ def mean_confidence(words: list[Word]) -> float:
     if chars == 0:
         return 0.0
     return sum(w.confidence * len(w.text) for w in words) / chars
+
+
+def page_text(
+    page: int,
+    size: tuple[int, int],
+    words: list[Word],
+    started: float,
+    upright: list[Word] | None = None,
+) -> PageText:
+    """An engine's answer for one page: its words in the page's pixels, its text read from
+    ``upright`` (the words as the page reads, where the engine turned it) or the words."""
+    return PageText(
+        page=page,
+        width=size[0],
+        height=size[1],
+        text=reading_order_text(words if upright is None else upright),
+        words=words,
+        mean_confidence=mean_confidence(words),
+        seconds=round(time.perf_counter() - started, 3),
+    )
 
 
 def reading_order_text(words: list[Word]) -> str:

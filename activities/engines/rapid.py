@@ -27,8 +27,7 @@ from activities.engines.base import (
     ParamValue,
     _as_gray_u8,
     _sha256_file,
-    mean_confidence,
-    reading_order_text,
+    page_text,
 )
 from activities.engines.rapid_models import MODEL_LICENCE, MODELS, cuda_available, model_dir
 from activities.engines.rapid_server import RapidHelper
@@ -136,15 +135,7 @@ class RapidOcrEngine:
         words = [w for line in lines for w in _words(line, width, height)]
         # Boxes stay in the page's pixels; the text follows the page as it reads.
         upright = [_turned(w, width, height) for w in words] if flipped else words
-        return PageText(
-            page=page,
-            width=width,
-            height=height,
-            text=reading_order_text(upright),
-            words=words,
-            mean_confidence=mean_confidence(words),
-            seconds=round(time.perf_counter() - started, 3),
-        )
+        return page_text(page, (width, height), words, started, upright)
 
     def detector_side(self, width: int, height: int) -> tuple[int, int]:
         """The detector's resolution for this page: long side capped, short side raised."""

@@ -30,8 +30,7 @@ from activities.engines.base import (
     ParamValue,
     _as_gray_u8,
     _sha256_file,
-    mean_confidence,
-    reading_order_text,
+    page_text,
 )
 from activities.engines.tess_server import TesseractHelper
 from activities.pages.raster import GrayPage
@@ -151,15 +150,7 @@ class TesseractEngine:
         page_words = [
             Word(text=w.text, confidence=w.confidence, box=_corners(w.box)) for w in found
         ]
-        return PageText(
-            page=page,
-            width=width,
-            height=height,
-            text=reading_order_text(page_words),
-            words=page_words,
-            mean_confidence=mean_confidence(page_words),
-            seconds=round(time.perf_counter() - started, 3),
-        )
+        return page_text(page, (width, height), page_words, started)
 
     def _tesseract(self, gray: GrayPage) -> list[_TessWord]:
         t = self.tuning
