@@ -113,6 +113,20 @@ def positive(text: str) -> int:
     return value
 
 
+def purpose(text: str) -> str:
+    """A ``--purpose`` of disclosure: one printable line of at most 200 characters."""
+    from custody.egress import check_purpose
+
+    try:
+        return check_purpose(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+#: The help of every ``--purpose`` on a command that hands content out.
+PURPOSE_HELP = "purpose of disclosure recorded with the read (default: the tenant policy's)"
+
+
 def readable_file(text: str) -> str:
     """A path option or argument that must name a readable file, checked before anything runs.
 
