@@ -56,6 +56,8 @@ TENANT_HELP: dict[str, str | None] = {
     "retention sweep": None,
     "retention approve": _DOC,
     "retention apply": "only this tenant's approvals (default: every tenant with some)",
+    "deletions ls": "only requests to delete this tenant's evidence (default: every tenant's)",
+    "deletions approve": None,
     "tenants add": None,
     **dict.fromkeys(("tenants keys add", "tenants keys ls", "tenants keys revoke"), None),
     **dict.fromkeys(("operators add", "operators ls", "operators revoke"), None),
