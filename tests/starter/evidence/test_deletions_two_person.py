@@ -134,3 +134,7 @@ async def test_deletion_retention_deletes_only_after_a_second_approval(
     assert not any(store.exists(k) for k in doomed)
     [event] = [e for e in Ledger(store, tenant).for_document(sha) if e.kind == DELETED]
     assert (event.actor, event.detail["second_approver"]) == ("owner", "second")
+    kinds = [e.kind for e in Ledger(store, tenant).for_document(sha)]
+    assert kinds.count("deletion.requested") == kinds.count("deletion.approved") == 1
+    rc, audit = await custody_cli(settings, "audit", "verify", tenant=tenant)
+    assert rc == 0 and audit["ok"], audit
