@@ -94,10 +94,17 @@ def _ledger(store: ObjectStore, request: DeletionRequest) -> Ledger:
 
 
 def load(store: ObjectStore, rid: str) -> DeletionRequest:
+    """Request ``rid``, once its decision is seen to decide exactly what it asks."""
     try:
-        return DeletionRequest.model_validate_json(store.get(_key(rid, "request")))
+        request = DeletionRequest.model_validate_json(store.get(_key(rid, "request")))
     except ObjectMissing:
         raise IdentityRefused(Code.APPROVAL_NOT_PENDING, f"no deletion request {rid}") from None
+    d, s = request.decision, request.decision.subject
+    kind = DecisionKind.KEY_SHRED if request.action == "shred" else DecisionKind.RETENTION_APPROVE
+    same = s.get("tenant") == request.tenant and s.get("sha256") == request.sha256
+    if d.kind is not kind or d.by != request.requested_by or not same or request.request_id != rid:
+        raise IdentityRefused(Code.DECISION_INVALID, f"deletion request {rid} does not hold")
+    return request
 
 
 def approval(store: ObjectStore, rid: str) -> DeletionApproval | None:

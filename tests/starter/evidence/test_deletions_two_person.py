@@ -138,3 +138,20 @@ async def test_deletion_retention_deletes_only_after_a_second_approval(
     assert kinds.count("deletion.requested") == kinds.count("deletion.approved") == 1
     rc, audit = await custody_cli(settings, "audit", "verify", tenant=tenant)
     assert rc == 0 and audit["ok"], audit
+
+
+def test_deletion_request_rewritten_to_another_tenant_is_refused(
+    people: dict[str, Settings],
+) -> None:
+    """A request put back naming another tenant than its signed decision (a stand-in for an
+    insider's edit): DECISION_INVALID, and neither tenant is shredded."""
+    alice = people["alice"]
+    rc, filed = cli(alice, "keys", "shred", "clinic-a", "--confirm", "clinic-a")
+    assert rc == 0 and filed["state"] == "awaiting_approval"
+    store, key = open_store(alice), f"deletions/_/{filed['request_id']}/request.json"
+    body = json.loads(store.get(key)) | {"tenant": "clinic-z"}
+    store.delete(key)
+    store.create(key, json.dumps(body).encode())
+    rc, refused = cli(people["carol"], "deletions", "approve", filed["request_id"])
+    assert (rc, refused["error"]) == (Exit.DENIED, Code.DECISION_INVALID)
+    assert not _shredded(alice, "clinic-a") and not _shredded(alice, "clinic-z")
