@@ -39,6 +39,7 @@ from custody.errors import Code, EgressRefused
 from custody.ledger.events import Event, Ledger
 from custody.ledger.signing import Signature, Signer
 from custody.state import versions
+from custody.state.tenant_policy import default_purpose
 from custody.stores import ObjectStore
 from custody.stores.base import ObjectMissing, StoreError
 
@@ -325,10 +326,14 @@ def hand_out(
 
     Every path that hands document content to anyone (an HTTP read, ``custody
     result``, an evidence bundle) passes its bytes through here; if the event
-    cannot be written this raises and the caller hands out nothing.
+    cannot be written this raises and the caller hands out nothing. ``purpose``:
+    the request's purpose of disclosure, else the tenant policy's
+    (``custody.state.tenant_policy``), else none.
     """
     policies = {eg.EgressKind.READ: eg.READ_POLICY, eg.EgressKind.REVIEW: eg.REVIEW_POLICY}
     policy = policies.get(kind, eg.EXPORT_POLICY)
+    if purpose is None:  # the request named none: the tenant policy's, if it has one
+        purpose = default_purpose(store, tenant)
     record_egress(
         store,
         tenant,

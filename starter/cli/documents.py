@@ -11,7 +11,7 @@ from typing import Any
 from custody import ids
 from custody.errors import AdmissionRejected, CustodyError
 from custody.models import DocState, DocumentResult
-from starter.cli.options import positive, readable_file
+from starter.cli.options import PURPOSE_HELP, positive, purpose, readable_file
 from starter.cli.output import Exit, emit, for_state, stdout
 from starter.cli.progress import Progress
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
@@ -48,6 +48,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     st.set_defaults(handler=with_client(status))
     r = add_command(sub, "result", parents=[common])
     r.add_argument("sha256", help="the document's SHA-256 (8+ hex characters do)")
+    r.add_argument("--purpose", type=purpose, default=None, metavar="TEXT", help=PURPOSE_HELP)
     r.set_defaults(handler=with_client(result))
     ls_ = add_command(sub, "ls", parents=[common])
     ls_.add_argument(

@@ -1,6 +1,8 @@
 """``custody keys init|rotate|list|shred``: manage the keyring (custody.keys).
 
 Nothing here prints key material: only key IDs, tenant scopes and states.
+Shredding destroys a tenant's evidence: under its tenant policy's two-person rule
+it waits for a second identity (``starter.evidence.deletions``).
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from custody.ledger.signing import Signer, signer_from_settings
 from custody.operators import DecisionKind, SignedDecision, acting
 from custody.operators.journal import keep
 from custody.settings import Settings
-from custody.stores import open_raw_store, open_store
+from custody.state.tenant_policy import deletions_need_two
+from custody.stores import ObjectStore, open_raw_store, open_store
 from custody.stores.system import SYSTEM_SCOPE
 from starter.cli.output import Exit, emit, fail
 from starter.cli.registry import add_command
+from starter.evidence import deletions as dl
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -101,7 +105,10 @@ def shred_tenant(args: argparse.Namespace, settings: Settings) -> int:
     the store's objects (plain, outside any KEK) and an event of the system log.
 
     Only a tenant's own scope: never ``_system`` (the ledger's), ``_`` or a name that
-    shares a scope with system objects (``custody.ids.RESERVED_SCOPES``).
+    shares a scope with system objects (``custody.ids.RESERVED_SCOPES``). Under a tenant
+    policy's two-person rule the first identity's shred only files a request
+    (``starter.evidence.deletions``); it is carried out once a second identity approves
+    it (``custody deletions approve``), or by this command again after that.
     """
     if args.confirm != args.scope:
         return fail(args.json, Code.USAGE, "--confirm must repeat the tenant exactly", Exit.USAGE)
@@ -109,30 +116,70 @@ def shred_tenant(args: argparse.Namespace, settings: Settings) -> int:
         ids.check_tenant(args.scope)
     except DocumentRejected as err:
         return fail(args.json, err.code, err.detail, Exit.USAGE)
-    person = acting(settings, open_store(settings), DecisionKind.KEY_SHRED)
+    store = open_store(settings)
+    person = acting(settings, store, DecisionKind.KEY_SHRED)
     decision = person.decide(DecisionKind.KEY_SHRED, {"tenant": args.scope})
-    keys.shred(_directory(settings), args.scope)
+    if _two_people(settings, args.scope):
+        approved = _approved_request(store, args.scope)
+        if approved is None:  # the tenant policy's two-person rule: file, destroy nothing
+            filed = dl.propose(store, dl.new_request(person, "shred", args.scope, decision))
+            info = {"state": "awaiting_approval", "request_id": filed.request_id}
+            info |= {"tenant": args.scope, "requested_by": person.name}
+            emit(args, info, f"shred of {args.scope} waits for a second person: "
+                 f"custody deletions approve {filed.request_id}")  # fmt: skip
+            return Exit.OK
+        return _shredded(args, settings, *approved)
+    return _shredded(args, settings, decision, None)
+
+
+def _two_people(settings: Settings, tenant: str) -> bool:
+    """Whether the tenant's policy asks for a second person (a shredded one: nothing left)."""
+    if keys.require_keyring(settings).scopes().get(tenant) == "shredded":
+        return False
+    return deletions_need_two(open_store(settings), tenant)
+
+
+def _approved_request(store: ObjectStore, tenant: str) -> tuple[SignedDecision, str] | None:
+    """The newest approved shred request of ``tenant``: its decision and approver."""
+    for row in reversed(dl.pending(store, tenant, every=False)):
+        if row["action"] == "shred" and row["approved_by"] is not None:
+            request = dl.load(store, str(row["request_id"]))
+            return request.decision, str(row["approved_by"])
+    return None
+
+
+def _shredded(
+    args: argparse.Namespace, settings: Settings, decision: SignedDecision, second: str | None
+) -> int:
+    tenant = str(decision.subject["tenant"])
+    info = carry_out(settings, decision, second)
+    emit(args, info, f"tenant {tenant} shredded; its objects are unreadable")
+    return Exit.OK
+
+
+def carry_out(settings: Settings, decision: SignedDecision, second: str | None) -> dict[str, Any]:
+    """Destroy the KEK as ``decision`` decided (approved by ``second``, if two people);
+    the signed record kept, its hash and the system log's event number."""
+    tenant = str(decision.subject["tenant"])
+    keys.shred(_directory(settings), tenant)
     _journal(settings, decision, SHRED_EVENT)
     signer = signer_from_settings(settings)
     record = {
         "event": SHRED_EVENT,
-        "tenant": args.scope,
+        "tenant": tenant,
         "at": datetime.now(UTC).isoformat(),
-        "by": person.name,
+        "by": decision.by,
         "decision_sha256": decision.sha256(),
     }
+    if second is not None:  # the two-person rule's second identity
+        record["approved_by"] = second
     signed = {"record": record, "signature": signer.sign(canonical_json(record)).model_dump()}
-    raw, key = open_raw_store(settings), f"shred/{args.scope}.json"
+    raw, key = open_raw_store(settings), f"shred/{tenant}.json"
     raw.create(key, canonical_json(signed))  # a second shred keeps the first record
     kept = raw.get(key)
-    event = _logged(settings, signer, args.scope, hashlib.sha256(kept).hexdigest(), person.name)
-    info = json.loads(kept)["record"] | {"record_sha256": event.detail["record_sha256"]}
-    emit(
-        args,
-        info | {"event_seq": event.seq},
-        f"tenant {args.scope} shredded; its objects are unreadable",
-    )
-    return Exit.OK
+    event = _logged(settings, signer, tenant, hashlib.sha256(kept).hexdigest(), decision.by)
+    info: dict[str, Any] = json.loads(kept)["record"]
+    return info | {"record_sha256": event.detail["record_sha256"], "event_seq": event.seq}
 
 
 def _logged(

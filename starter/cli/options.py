@@ -56,6 +56,8 @@ TENANT_HELP: dict[str, str | None] = {
     "retention sweep": None,
     "retention approve": _DOC,
     "retention apply": "only this tenant's approvals (default: every tenant with some)",
+    "deletions ls": "only requests to delete this tenant's evidence (default: every tenant's)",
+    "deletions approve": None,
     "tenants add": None,
     **dict.fromkeys(("tenants keys add", "tenants keys ls", "tenants keys revoke"), None),
     **dict.fromkeys(("operators add", "operators ls", "operators revoke"), None),
@@ -111,6 +113,20 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is less than 1")
     return value
+
+
+def purpose(text: str) -> str:
+    """A ``--purpose`` of disclosure: one printable line of at most 200 characters."""
+    from custody.egress import check_purpose
+
+    try:
+        return check_purpose(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+#: The help of every ``--purpose`` on a command that hands content out.
+PURPOSE_HELP = "purpose of disclosure recorded with the read (default: the tenant policy's)"
 
 
 def readable_file(text: str) -> str:

@@ -5,7 +5,10 @@
 ``c2pa``, ``expires_after_days``, ``applies_to``) and stores it as the next
 version of NAME; the same body again is the same version. Versions are never
 rewritten, and the built-in policies (``default``, ``read``, ``export``) cannot
-be redefined. A release pins the version it starts with by its SHA-256.
+be redefined. A release pins the version it starts with by its SHA-256. The
+name ``tenant`` is the tenant's own policy (``custody.state.tenant_policy``): its
+``purpose`` is the default of the tenant's reads, its ``two_person`` covers every
+deletion of the tenant's evidence.
 """
 
 from __future__ import annotations

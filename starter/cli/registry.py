@@ -58,6 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("starter.cli.review", "documents waiting for a person: list, show, resolve"),
     "fields": ("starter.cli.fields", "a tenant's fields policy: types, languages, rules"),
     "retention": ("starter.cli.retention", "expire scratch; delete evidence after sign-off"),
+    "deletions": ("starter.cli.deletions", "two-person deletions: requests, a second approval"),
     "tenants": ("starter.cli.tenants", "tenants and their API keys"),
     "operators": ("starter.cli.operators", "the people who decide: identities and their keys"),
     "serve": ("starter.cli.serve", "run the HTTP intake edge"),

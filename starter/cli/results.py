@@ -4,7 +4,8 @@ Human output shows the text, then one line per field (its value, confidence
 and page, or ``review`` or ``missing``); ``--json`` gives the same at the top
 level (``text``, ``pages``, ``fields``: ``{NAME: {state, value, confidence,
 page, box}}``). Both are document content: the egress event for exactly the
-bytes printed is written before they are.
+bytes printed is written before they are, with ``--purpose TEXT`` as its purpose
+of disclosure (else the tenant policy's, ``custody.state.tenant_policy``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ async def result(args: argparse.Namespace, client: CustodyClient) -> int:
         (out + "\n").encode("utf-8"),
         actor=operator(),
         documents=[args.sha256],
+        purpose=getattr(args, "purpose", None),
     )
     print(out, file=stdout())
     return Exit.OK

@@ -8,7 +8,9 @@ deleted once older than ``CUSTODY_ORPHAN_GRACE_S``.
 ``approve SHA --policy P`` records an evidence owner's approval, signed by
 the acting identity (``CUSTODY_OPERATOR_CREDENTIAL``, role ``admin``);
 ``apply`` (an admin too) deletes approved evidence whose period has run out, each
-deletion logged first (starter.evidence.retention_apply). Every ledger append here is
+deletion logged first (starter.evidence.retention_apply). Under the tenant policy's
+two-person rule an approval also files a deletion request, and ``apply`` deletes
+only once a second identity approved it (``custody deletions approve``). Every ledger append here is
 checkpointed and witnessed: this process registers a notary, as the workers do.
 """
 
@@ -27,12 +29,14 @@ from custody.ledger.events import notarize
 from custody.ledger.signing import public_keys, signer_from_settings
 from custody.operators import DecisionKind, acting
 from custody.settings import Settings
+from custody.state.tenant_policy import deletions_need_two
 from custody.stores import ObjectStore, open_store
 from custody.stores import expiry as scratch_expiry
 from starter.cli.options import DOCUMENT_HELP
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_all_tenants, add_command, every_tenant, with_client
 from starter.client.connect import CustodyClient
+from starter.evidence import deletions as dl
 from starter.evidence.retention import approve, concluded_at, expires_at, policies
 from starter.evidence.retention_apply import Retention
 from starter.evidence.trust import TrustAnchors
@@ -126,7 +130,13 @@ def _approve(args: argparse.Namespace, settings: Settings) -> int:
     start = concluded_at(store, args.sha256, args.tenant)
     until = expires_at(start, policy) if start else None
     data = {"approval": key, "policy": policy.name, "days": policy.days, "expires_at": until}
-    emit(args, data, f"approved under {policy.name}; deletable from {until:%Y-%m-%d}")
+    text = f"approved under {policy.name}; deletable from {until:%Y-%m-%d}"
+    if deletions_need_two(store, args.tenant):  # the deletion waits for a second person
+        asked = dl.new_request(person, "retention", args.tenant, decision, sha256=args.sha256,
+                               approval=key)  # fmt: skip
+        data |= {"state": "awaiting_approval", "request_id": dl.propose(store, asked).request_id}
+        text += f", once a second person approves: custody deletions approve {asked.request_id}"
+    emit(args, data, text)
     return Exit.OK
 
 

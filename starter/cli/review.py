@@ -27,7 +27,7 @@ from custody.errors import UsageError
 from custody.operators import DecisionKind, acting
 from custody.reviews import reject_codes
 from starter.cli.actor import recorded
-from starter.cli.options import DOCUMENT_HELP
+from starter.cli.options import DOCUMENT_HELP, PURPOSE_HELP, purpose
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_command, with_client
 from starter.client import review
@@ -44,6 +44,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     show = verbs.add_parser("show", parents=[common], help="what a reviewer needs (egress)")
     show.add_argument("sha256", help=DOCUMENT_HELP)
     show.add_argument("--out", type=Path, default=None, help="write the page images here")
+    show.add_argument("--purpose", type=purpose, default=None, metavar="TEXT", help=PURPOSE_HELP)
     show.set_defaults(handler=with_client(_show))
     r = verbs.add_parser("resolve", parents=[common], help="approve, correct, or reject")
     r.add_argument("sha256", help=DOCUMENT_HELP)
@@ -93,7 +94,9 @@ async def _ls(args: argparse.Namespace, client: CustodyClient) -> int:
 
 async def _show(args: argparse.Namespace, client: CustodyClient) -> int:
     actor = recorded(client.settings, client.store)
-    data = json.loads(await review.show(client, args.sha256, args.tenant, actor=actor))
+    data = json.loads(
+        await review.show(client, args.sha256, args.tenant, actor=actor, purpose=args.purpose)
+    )
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         for page in data["pages"]:

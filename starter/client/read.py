@@ -21,7 +21,7 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
-from custody.egress import EgressKind
+from custody.egress import EgressKind, check_purpose
 from custody.errors import NotFound
 from custody.fields import Extraction, FieldValueType, FoundField
 from custody.models import (
@@ -152,14 +152,22 @@ def _view(
 
 
 def result(
-    client: CustodyClient, sha256: str, tenant: str | None = None, *, actor: str | None = None
+    client: CustodyClient,
+    sha256: str,
+    tenant: str | None = None,
+    *,
+    actor: str | None = None,
+    purpose: str | None = None,
 ) -> ResultView:
     """The published text, per-page results and fields, once the read is in the ledger.
 
     The ``read`` egress event names ``actor`` (default ``sdk:user@host``) and
+    ``purpose``, the purpose of disclosure (default: the tenant policy's), and
     hashes ``view.model_dump_json()``, the bytes this call hands out; if the
-    event cannot be written, this raises and hands out nothing.
+    event cannot be written, this raises and hands out nothing (a malformed
+    ``purpose``: ``ValueError``, before anything is read).
     """
+    purpose = None if purpose is None else check_purpose(purpose)
     view = stored_result(client.store, sha256, tenant)
     hand_out(
         client.store,
@@ -168,6 +176,7 @@ def result(
         view.model_dump_json().encode("utf-8"),
         actor=actor or f"sdk:{getpass.getuser()}@{socket.gethostname()}",
         documents=[sha256],
+        purpose=purpose,
     )
     return view
 

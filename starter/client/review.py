@@ -78,12 +78,28 @@ async def status(client: CustodyClient, sha256: str, tenant: str | None) -> Revi
     return found
 
 
-async def show(client: CustodyClient, sha256: str, tenant: str | None, *, actor: str) -> bytes:
+async def show(
+    client: CustodyClient,
+    sha256: str,
+    tenant: str | None,
+    *,
+    actor: str,
+    purpose: str | None = None,
+) -> bytes:
     """What a reviewer needs, as JSON (fields with values and boxes, pages with text lines
-    and images as base64): handed out once its egress event is in the ledger."""
+    and images as base64): handed out once its egress event is in the ledger, with
+    ``purpose`` (else the tenant policy's purpose of disclosure)."""
     review = await status(client, sha256, tenant)
     data = canonical_json(_material(client, review))
-    return hand_out(client.store, tenant, EgressKind.REVIEW, data, actor=actor, documents=[sha256])
+    return hand_out(
+        client.store,
+        tenant,
+        EgressKind.REVIEW,
+        data,
+        actor=actor,
+        documents=[sha256],
+        purpose=purpose,
+    )
 
 
 def decision(

@@ -247,6 +247,10 @@ class Edge:
             return error(err.status, err.code, err.message)
         sha = request.path_params["sha256"]
         try:
+            purpose = edge_read.purpose(request.query_params.get("purpose"))
+        except ValueError as err:
+            return error(400, Code.BAD_REQUEST, f"purpose: {err}")
+        try:
             ids.check_sha256(sha)
             body = await edge_read.document_view(self.client, sha, tenant.name)
         except CustodyError:
@@ -263,6 +267,7 @@ class Edge:
                 data,
                 actor=tenant.key_id,
                 documents=[sha],
+                purpose=purpose,
             )
         return Response(data, media_type="application/json")
 

@@ -15,6 +15,7 @@ from typing import Any
 from custody.doctypes import TYPE_NAME
 from custody.limits import PolicyLimits
 from starter.edge.preview_spec import preview_path, preview_schemas
+from starter.edge.read_spec import PURPOSE as READ_PURPOSE
 from starter.edge.read_spec import result_schemas
 from starter.edge.releases import MAX_DOCUMENTS
 from starter.edge.review_spec import review_paths, review_schemas
@@ -169,6 +170,30 @@ def _read(
     }
 
 
+def _document_read() -> dict[str, Any]:
+    """``GET /v1/documents/{sha256}``, with the read's purpose of disclosure as a query."""
+    path = _read(
+        "getDocument",
+        "State, and the result once published, of the caller's document",
+        ("sha256", SHA256, "not a SHA-256 (BAD_SHA256)"),
+        _answer("state and result", "Document"),
+        "no such document for this tenant (NOT_FOUND)",
+    )
+    schema = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": READ_PURPOSE}
+    path["get"]["parameters"].append(
+        {
+            "name": "purpose",
+            "in": "query",
+            "required": False,
+            "description": "the purpose of disclosure the read is recorded with (default: "
+            "the tenant policy's); malformed is 400 BAD_REQUEST",
+            "schema": schema,
+        }
+    )
+    path["get"]["responses"]["400"] = _error("not a SHA-256 (BAD_SHA256), or a bad purpose")
+    return path
+
+
 def _paths(limits: PolicyLimits) -> dict[str, Any]:
     upload = _upload(limits)
     return {
@@ -176,13 +201,7 @@ def _paths(limits: PolicyLimits) -> dict[str, Any]:
             "put": {**upload, "operationId": "putDocument"},
             "post": {**upload, "operationId": "postDocument"},
         },
-        "/v1/documents/{sha256}": _read(
-            "getDocument",
-            "State, and the result once published, of the caller's document",
-            ("sha256", SHA256, "not a SHA-256 (BAD_SHA256)"),
-            _answer("state and result", "Document"),
-            "no such document for this tenant (NOT_FOUND)",
-        ),
+        "/v1/documents/{sha256}": _document_read(),
         "/v1/preview": preview_path(limits),
         "/v1/releases": {
             "post": {

@@ -2,17 +2,22 @@
 
 Documents are looked up by tenant-scoped workflow IDs and store keys only, so
 another tenant's document is a :class:`NotFound` exactly like a missing one.
+The query parameter ``purpose`` is the read's purpose of disclosure (else the
+tenant policy's): printable ASCII, as the OpenAPI document states it
+(``starter.edge.read_spec.PURPOSE``), so a schema-valid request is never refused for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError, RPCStatusCode
 
+from custody.egress import check_purpose
 from custody.errors import NotFound
 from custody.models import DocState
 from custody.queues import SA_STATE
@@ -20,6 +25,18 @@ from custody.stores import ObjectMissing
 from starter.client import read as queries
 from starter.client.connect import CustodyClient
 from starter.edge import manual
+from starter.edge.read_spec import PURPOSE
+
+_PURPOSE = re.compile(PURPOSE.removesuffix("$"))  # fullmatch: no newline past a $
+
+
+def purpose(value: str | None) -> str | None:
+    """The request's purpose of disclosure, or None; ValueError when it is not one."""
+    if value is None:
+        return None
+    if len(value) > 200 or not _PURPOSE.fullmatch(value):
+        raise ValueError("1-200 printable ASCII characters, not only spaces")
+    return check_purpose(value)
 
 
 async def document_view(client: CustodyClient, sha: str, tenant: str) -> dict[str, Any]:

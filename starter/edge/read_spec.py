@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+#: A read's purpose of disclosure over HTTP (``?purpose=``): printable ASCII, not only
+#: spaces, 1-200 characters (``starter.edge.read.purpose`` enforces exactly this).
+PURPOSE = "^ *[\\x21-\\x7e][\\x20-\\x7e]*$"
 _NUMBER = {"type": "number", "minimum": 0, "maximum": 1}
 _MAYBE_INT = {"type": "integer", "nullable": True}
 

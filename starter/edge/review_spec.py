@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from custody.reviews import reject_codes
+from starter.edge.read_spec import PURPOSE
 from starter.edge.review_body import MAX_FIELDS, MAX_LINES, MAX_TEXT
 from starter.edge.reviews import CREDENTIAL_HEADER
 
@@ -54,6 +55,14 @@ def _sha_param() -> dict[str, Any]:
             "schema": {"type": "string", "pattern": _SHA256}}  # fmt: skip
 
 
+def _purpose() -> dict[str, Any]:
+    """The hand-out's purpose of disclosure, as ``GET /v1/documents/{sha256}`` takes it."""
+    schema = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": PURPOSE}
+    return {"name": "purpose", "in": "query", "required": False, "schema": schema,
+            "description": "the purpose of disclosure the hand-out is recorded with "
+            "(default: the tenant policy's)"}  # fmt: skip
+
+
 def review_paths() -> dict[str, Any]:
     common = _errors(("401", _AUTH_CODES), ("403", _DENIED))
     store = _errors(("503", "storage unavailable (STORE_UNAVAILABLE), or no worker took it"))
@@ -73,9 +82,10 @@ def review_paths() -> dict[str, Any]:
                 "operationId": "getReview",
                 "summary": "What a reviewer needs: fields with boxes, pages with lines and "
                 "images (an egress event of kind review)",
-                "parameters": [_sha_param(), _credential(False)],
+                "parameters": [_sha_param(), _credential(False), _purpose()],
                 "responses": {"200": _json("fields and pages", _ref("ReviewMaterial")),
-                              **_errors(("400", "not a SHA-256 (BAD_SHA256)"), missing,
+                              **_errors(("400", "not a SHA-256 (BAD_SHA256), or a bad "
+                                                "purpose (BAD_REQUEST)"), missing,
                                         decided), **common, **store},
             },
             "post": base | {

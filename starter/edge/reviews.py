@@ -40,6 +40,7 @@ from custody.stores import ObjectStore
 from starter.client import review
 from starter.client.connect import CustodyClient
 from starter.edge import tenants
+from starter.edge.read import purpose as read_purpose
 from starter.edge.review_body import MAX_BODY_BYTES, STATUS, Verdict, verdict
 from starter.edge.upload import json_body
 
@@ -104,10 +105,11 @@ class Reviews:
     async def show(self, request: Request) -> Response:
         try:
             tenant, sha = self._authenticate(request), _sha(request)
+            purpose = _purpose(request)
             actor = tenant.key_id
             if CREDENTIAL_HEADER.lower() in request.headers:
                 actor = self._reviewer(request).name
-            data = await review.show(self.client, sha, tenant.name, actor=actor)
+            data = await review.show(self.client, sha, tenant.name, actor=actor, purpose=purpose)
         except UploadError as err:
             return self._error(err.status, err.code, err.message)
         except (ReviewRefused, IdentityRefused) as err:
@@ -136,6 +138,14 @@ class Reviews:
         except (binascii.Error, ValueError):
             raise UploadError(403, Code.OPERATOR_UNKNOWN, "not a Custody credential") from None
         return reviewer(self.client.store, raw)
+
+
+def _purpose(request: Request) -> str | None:
+    """``?purpose=``: the hand-out's purpose of disclosure (``starter.edge.read.purpose``)."""
+    try:
+        return read_purpose(request.query_params.get("purpose"))
+    except ValueError as err:
+        raise UploadError(400, Code.BAD_REQUEST, f"purpose: {err}") from None
 
 
 def _sha(request: Request) -> str:

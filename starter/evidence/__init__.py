@@ -4,6 +4,8 @@ Nothing on the worker side imports this room; it reads what the workers wrote.
 
 bundle           Evidence for compliance staff: verify, quarantine decisions, search (bundles:
                  export.py).
+deletions        The two-person rule for evidence deletions: a pending signed request, then a
+                 second person.
 disclosures      The accounting of disclosures: one patient's every disclosure, via the field index.
 export           Evidence bundles: a zip an auditor verifies offline with verify_bundle.py alone.
 retention        Evidence retention: policies, an owner's signed approval, deletion that leaves
@@ -16,6 +18,7 @@ verify_bundle    Verify a Custody evidence bundle with nothing but Python and ``
 
 __all__ = [
     "bundle",
+    "deletions",
     "disclosures",
     "export",
     "retention",

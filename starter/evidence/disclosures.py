@@ -10,8 +10,9 @@ them out (a release to a recipient, a read, an export, a review), oldest
 first, from the egress index. An event of several documents names each by a
 salted hash only; its sealed list (``custody.state.egress.event_salts``) says
 whether it carried one of the patient's. ``purpose`` is the one recorded with
-the event: the request's, else its policy's; None for events from before
-purposes were recorded.
+the event: the request's, else its policy's (a read, export or review
+hand-out: the tenant policy's); None for events from before purposes were
+recorded, or where there was none to record.
 """
 
 from __future__ import annotations

@@ -3,7 +3,10 @@
 Per document with an approval under ``retention/<scope>/``, the answer is one
 :class:`Disposition`: ``retained`` (the period has not run out), ``due`` (a
 dry run's "would delete"), ``deleted``, or why it was left alone
-(``approval_invalid``, ``policy_unknown``, ``nothing_to_delete``).
+(``approval_invalid``, ``policy_unknown``, ``nothing_to_delete``), or
+``awaiting_approval``: due, but the tenant policy's two-person rule wants a second
+identity's approval of the deletion request and none valid is there
+(``starter.evidence.deletions``); nothing is deleted.
 
 The ``evidence_deleted`` event is appended **before** any object goes, with
 each object's key and the SHA-256 of its bytes, and a signed copy is kept at
@@ -22,9 +25,12 @@ from pydantic import BaseModel
 
 from custody import ids
 from custody.canonical import canonical_json
+from custody.errors import IdentityRefused
 from custody.ledger.events import Ledger
 from custody.ledger.signing import PublicKeyRecord, Signer
+from custody.state.tenant_policy import deletions_need_two
 from custody.stores import ObjectStore
+from starter.evidence import deletions as dl
 from starter.evidence.retention import (
     DELETED,
     RetentionPolicy,
@@ -39,7 +45,13 @@ from starter.evidence.retention import (
 )
 
 State = Literal[
-    "retained", "due", "deleted", "approval_invalid", "policy_unknown", "nothing_to_delete"
+    "retained",
+    "due",
+    "deleted",
+    "approval_invalid",
+    "policy_unknown",
+    "nothing_to_delete",
+    "awaiting_approval",
 ]
 
 
@@ -52,6 +64,9 @@ class Disposition(BaseModel):
     expires_at: datetime | None = None
     objects: int = 0
     seq: int | None = None  # the evidence_deleted event
+    #: Under the tenant policy's two-person rule: the request and its second identity.
+    request_id: str | None = None
+    second_approver: str | None = None
 
 
 class _Hasher:
@@ -118,13 +133,25 @@ class Retention:
         until = expires_at(start, policy)
         if self.now < until:
             return answer.model_copy(update={"expires_at": until})
+        answer = answer.model_copy(update={"expires_at": until} | self._second(tenant, key))
+        if deletions_need_two(store, tenant) and answer.second_approver is None:
+            return answer.model_copy(update={"state": "awaiting_approval"})
         objects = {k: _hash(store, k) for k in evidence_keys(store, sha256, tenant)}
-        answer = answer.model_copy(update={"state": "due", "expires_at": until})
+        answer = answer.model_copy(update={"state": "due"})
         answer.objects = len(objects)
         if dry_run:
             return answer
-        seq = self._delete(tenant, sha256, key, signed, policy, objects)
+        seq = self._delete(tenant, sha256, key, signed, policy, objects, answer.second_approver)
         return answer.model_copy(update={"state": "deleted", "seq": seq})
+
+    def _second(self, tenant: str | None, approval_key: str) -> dict[str, str | None]:
+        """The deletion request filed for this approval, and who approved it second."""
+        rid = dl.request_id("retention", tenant, approval_key)
+        try:
+            request = dl.load(self.store, rid)
+        except IdentityRefused:  # none filed: approved before the rule, or by one person
+            return {}
+        return {"request_id": rid, "second_approver": dl.approved_by(self.store, request)}
 
     def _delete(
         self,
@@ -134,6 +161,7 @@ class Retention:
         signed: SignedApproval,
         policy: RetentionPolicy,
         objects: dict[str, str],
+        second: str | None,
     ) -> int:
         """Log the deletion (signed, checkpointed), keep a signed copy, then delete."""
         detail: dict[str, str | int | list[str] | None] = {
@@ -143,6 +171,8 @@ class Retention:
             "approval_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
             "objects": [f"{key} {digest}" for key, digest in sorted(objects.items())],
         }
+        if second is not None:  # the two-person rule: the second identity, named
+            detail["second_approver"] = second
         event = Ledger(self.store, tenant).append(
             DELETED, sha256=sha256, actor=signed.approval.by, detail=detail
         )

@@ -83,7 +83,8 @@ async def test_review_waits_running_and_a_reviewer_publishes_it_corrected(
         assert "FIELDS_MISSING" in listed[0]["reasons"]
         assert listed[0]["fields_needing_review"] == ["consent"]
         rc, shown = await custody_cli(ana, "review", "show", sub.sha256, "--out",
-                                      str(tmp_path / "pages"), tenant=tenant)  # fmt: skip
+                                      str(tmp_path / "pages"), "--purpose", "quality review",
+                                      tenant=tenant)  # fmt: skip
         assert rc == 0 and shown["fields"]["participant_id"]["value"] == PARTICIPANT_ID
         assert shown["pages"][0]["image_png"] and (tmp_path / "pages" / "page-0001.png").exists()
         resolve = ("review", "resolve", sub.sha256, "--approve", "--field", "consent=true",
@@ -105,7 +106,9 @@ async def test_review_waits_running_and_a_reviewer_publishes_it_corrected(
     kinds = [(e.kind, e.actor) for e in Ledger(store, tenant).for_document(sub.sha256)]
     assert ("reviewed", "ana") in kinds, kinds
     handed = [e for e in egress_events(store, tenant) if sub.sha256 in e.documents]
-    assert [(e.kind, e.actor) for e in handed] == [("review", "ana")], handed
+    assert [(e.kind, e.actor, e.purpose) for e in handed] == [
+        ("review", "ana", "quality review")
+    ], handed
     derived = [k for k in store.list(f"results/{tenant}/{sub.sha256}/") if "/review-" in k]
     assert len(derived) == 1  # one decision, one derived version
     out, err = capfd.readouterr()

@@ -111,6 +111,8 @@ CASES = [
     Case("retention approve", (ZERO, "--policy", "nope"), Exit.USAGE),
     Case("retention apply", ("--dry-run",), has="dispositions"),
     Case("retention apply", (), Exit.DENIED),
+    Case("deletions ls"),
+    Case("deletions approve", ("0" * 16,), Exit.DENIED),  # no identity: refused, exit 12
     Case("release", (ZERO, "--to", "bob"), Exit.UNREACHABLE),
     Case("release", (ZERO,), Exit.USAGE),  # no --to
     Case("release", ("approve", "not-an-id"), Exit.USAGE),

@@ -5,7 +5,8 @@ server, the session's engine) into a sealed store with a development keyring, so
 keyed field index exists; it is then released for real twice, to two outbox recipients:
 once under a policy whose purpose is ``treatment``, once under the default policy with the
 request's own purpose. The report finds both through the index, oldest first, with the
-purposes they were recorded with; another participant's report is empty.
+purposes they were recorded with, and a read through the SDK with the purpose it
+asked; another participant's report is empty.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from custody.keys import keyring as keys
 from custody.state.egress import add_policy, add_recipient
 from custody.stores import open_store
 from starter.bench.referrals import write_set
+from starter.client.read import result as read_result
 from starter.client.release import release, wait_release
 from starter.client.submit import submit, wait
 from starter.evidence.disclosures import KEYS
@@ -54,18 +56,21 @@ async def test_egress_report_lists_each_release_of_one_patient_with_its_purpose(
                 purpose=purpose,
             )  # fmt: skip
             results.append(await asyncio.wait_for(wait_release(custody, started.release_id), 240))
+        read_result(custody, sub.sha256, tenant, actor="sdk:clerk", purpose="research")
     assert [r.state for r in results] == [eg.ReleaseState.DELIVERED] * 2
     code, rows = cli(settings, "egress", "report", "--field", f"participant_id={participant}",
                      tenant=tenant)  # fmt: skip
-    assert code == 0 and [tuple(r) for r in rows] == [KEYS, KEYS]
+    assert code == 0 and [tuple(r) for r in rows] == [KEYS, KEYS, KEYS]
     assert [(r["recipient"], r["release_id"], r["purpose"]) for r in rows] == [
         ("clinic-a", results[0].release_id, "treatment"),
         ("insurer-b", results[1].release_id, "payment"),
+        ("sdk:clerk", None, "research"),  # a read, with the purpose it was asked with
     ]
-    assert all("release of 1" in r["description"] for r in rows)
+    assert all("release of 1" in r["description"] for r in rows[:2])
+    assert "read of 1" in rows[2]["description"]
     code, since = cli(settings, "egress", "report", "--field", f"participant_id={participant}",
                       "--since", rows[1]["at"], tenant=tenant)  # fmt: skip
-    assert (code, [r["release_id"] for r in since]) == (0, [results[1].release_id])
+    assert (code, [r["release_id"] for r in since]) == (0, [results[1].release_id, None])
     code, none = cli(settings, "egress", "report", "--field", "participant_id=NOBODY-1",
                      tenant=tenant)  # fmt: skip
     assert (code, none) == (0, [])

@@ -108,7 +108,8 @@ async def test_two_reviewers_at_once_one_wins_and_the_document_is_published(
         async with EdgeHarness(custody) as edge:
             queue = (await edge.http.get("/v1/reviews", headers=clerk)).json()
             url = f"/v1/reviews/{sub.sha256}"
-            shown = await edge.http.get(url, headers=clerk | ana)
+            bad_purpose = await edge.http.get(f"{url}?purpose=%01", headers=clerk | ana)
+            shown = await edge.http.get(f"{url}?purpose=quality%20review", headers=clerk | ana)
             denied = await edge.http.post(url, headers=clerk | eve, json=_approve())
             no_code = await edge.http.post(url, headers=clerk | ana, json={"verdict": "reject"})
             both = await asyncio.gather(
@@ -131,8 +132,13 @@ async def test_two_reviewers_at_once_one_wins_and_the_document_is_published(
     assert (lost, refused["error"]) == (409, "ALREADY_DECIDED"), answers
     assert result.state is DocState.PUBLISHED
     assert result.transitions[-1].by == won["reviewed_by"]
-    handed = [(e.kind, e.actor) for e in egress_events(store, tenant) if sub.sha256 in e.documents]
-    assert handed == [("review", "ana")], handed
+    assert (bad_purpose.status_code, bad_purpose.json()["error"]) == (400, "BAD_REQUEST")
+    handed = [
+        (e.kind, e.actor, e.purpose)
+        for e in egress_events(store, tenant)
+        if sub.sha256 in e.documents
+    ]
+    assert handed == [("review", "ana", "quality review")], handed  # the bad one: no event
     derived = [k for k in store.list(f"results/{tenant}/{sub.sha256}/") if "/review-" in k]
     assert len(derived) == 1  # one decision took effect, once
     out, err = capfd.readouterr()
