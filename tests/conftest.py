@@ -20,16 +20,12 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from starter.local.stack import ephemeral_server
+from tests.corpus import CORPUS
 
 if TYPE_CHECKING:
     from activities.engines.base import OcrEngine
     from tests.helpers import Rig
     from tests.published import Published, Released
-
-CORPUS = Path(
-    os.environ.get("CUSTODY_CORPUS")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ absorb other CPUs' float rounding, not run-to-run noise.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,11 +21,8 @@ from activities.engines.base import EasyOcrEngine, mean_confidence, reading_orde
 from activities.pages.raster import iter_pages
 from custody.models import PageText, Word
 from starter.bench.textmetrics import cer, word_f1
+from tests.corpus import CORPUS
 
-CORPUS = Path(
-    os.environ.get("CUSTODY_CORPUS")
-    or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
-)
 PHOTOTEST = CORPUS / "ocr_gt" / "tess_phototest.tif"
 FORM = CORPUS / "ocr_gt" / "funsd_82251504.png"
 

@@ -21,7 +21,6 @@ from activities.engines.rapid import RapidOcrEngine
 from activities.engines.rapid_models import MODEL_LICENCE, MODELS, cuda_available
 from activities.engines.rapid_words import line_words
 from activities.engines.selection import build_recorded, configured_engine, describe, give_cores
-from activities.pages.raster import GrayPage, iter_pages
 from activities.pages.searchable import searchable_pdf
 from custody.cpus import CpuPlan
 from custody.errors import ConfigurationError, HelperError
@@ -30,25 +29,11 @@ from custody.settings import Settings
 from custody.state.ocr_config import ConfigRegistry
 from custody.stores.local import LocalStore
 from starter.bench.textmetrics import word_f1
+from tests.corpus import CORPUS, corpus_page, truth
 
-CORPUS = Path(
-    os.environ.get("CUSTODY_CORPUS")
-    or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
-)
 PHOTOTEST = CORPUS / "ocr_gt" / "tess_phototest.tif"
 FORM = CORPUS / "ocr_gt" / "funsd_82092117.png"
 RECEIPT = CORPUS / "ocr_gt" / "sroie_145.jpg"
-
-
-def _page(path: Path, media_type: str) -> GrayPage:
-    if not path.is_file():
-        pytest.fail(f"research corpus not found at {CORPUS}; set CUSTODY_CORPUS")
-    [(_, image)] = list(iter_pages(path, media_type, dpi=200))
-    return image
-
-
-def _truth(path: Path) -> str:
-    return path.with_suffix(".txt").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -60,13 +45,13 @@ def engine() -> Iterator[RapidOcrEngine]:
 
 @pytest.fixture(scope="module")
 def phototest_page(engine: RapidOcrEngine) -> PageText:
-    return engine.recognise(_page(PHOTOTEST, "image/tiff"), 0)
+    return engine.recognise(corpus_page(PHOTOTEST, "image/tiff"), 0)
 
 
 def test_rapid_engine_phototest_words_boxes_and_confidences(phototest_page: PageText) -> None:
     """Every word has text, a confidence in (0, 1] and a box inside the page; the text scores."""
     page = phototest_page
-    assert word_f1(page.text, _truth(PHOTOTEST)) >= 0.95
+    assert word_f1(page.text, truth(PHOTOTEST)) >= 0.95
     assert len(page.words) >= 50 and all(" " not in w.text for w in page.words)
     for word in page.words:
         assert 0.0 < word.confidence <= 1.0 and len(word.box) == 4
@@ -81,24 +66,24 @@ def test_rapid_engine_reads_forms_and_receipts(
 ) -> None:
     """A FUNSD form and an SROIE receipt are read at the measured word F1, less a margin."""
     media = "image/png" if path.suffix == ".png" else "image/jpeg"
-    page = engine.recognise(_page(path, media), 0)
-    assert word_f1(page.text, _truth(path)) >= floor
+    page = engine.recognise(corpus_page(path, media), 0)
+    assert word_f1(page.text, truth(path)) >= floor
 
 
 def test_rapid_engine_words_make_a_searchable_pdf(phototest_page: PageText) -> None:
     """The searchable PDF built from its words carries them as a text layer."""
     pdf = pdfium.PdfDocument(
-        searchable_pdf([(_page(PHOTOTEST, "image/tiff"), phototest_page)], 200)
+        searchable_pdf([(corpus_page(PHOTOTEST, "image/tiff"), phototest_page)], 200)
     )
     text = pdf[0].get_textpage().get_text_range()
-    assert word_f1(text, _truth(PHOTOTEST)) >= 0.95
+    assert word_f1(text, truth(PHOTOTEST)) >= 0.95
 
 
 def test_rapid_engine_reads_an_upside_down_page(engine: RapidOcrEngine) -> None:
     """Orientation is decided per page: a page turned 180 degrees is read, boxes in its pixels."""
-    turned = np.ascontiguousarray(_page(PHOTOTEST, "image/tiff")[::-1, ::-1])
+    turned = np.ascontiguousarray(corpus_page(PHOTOTEST, "image/tiff")[::-1, ::-1])
     page = engine.recognise(turned, 0)
-    assert word_f1(page.text, _truth(PHOTOTEST)) >= 0.95
+    assert word_f1(page.text, truth(PHOTOTEST)) >= 0.95
     assert page.text.startswith("This is a lot")  # in reading order, not the page's pixel order
     first = next(w for w in page.words if w.text == "This")
     # "This" opens the page: turned over, it sits at the bottom right.
@@ -138,25 +123,25 @@ def test_rapid_engine_starts_with_no_network(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("HOME", "/nonexistent")
     offline = RapidOcrEngine(1, device="cpu")
     try:
-        page = offline.recognise(_page(PHOTOTEST, "image/tiff"), 0)
+        page = offline.recognise(corpus_page(PHOTOTEST, "image/tiff"), 0)
     finally:
         offline.close()
-    assert word_f1(page.text, _truth(PHOTOTEST)) >= 0.95
+    assert word_f1(page.text, truth(PHOTOTEST)) >= 0.95
 
 
 def test_rapid_engine_page_past_its_deadline_is_cancelled_and_the_next_reads() -> None:
     """A page past its deadline fails (its helper killed); the same engine reads the next page."""
-    image = _page(FORM, "image/png")
+    image = corpus_page(FORM, "image/png")
     engine = RapidOcrEngine(1, device="cpu", timeout_s=0.05)
     try:
         engine.warm_up()
         with pytest.raises(HelperError, match="deadline"):
             engine.recognise(image, 0)
         engine.tuning = dataclasses.replace(engine.tuning, timeout_s=300.0)
-        page = engine.recognise(_page(PHOTOTEST, "image/tiff"), 1)
+        page = engine.recognise(corpus_page(PHOTOTEST, "image/tiff"), 1)
     finally:
         engine.close()
-    assert word_f1(page.text, _truth(PHOTOTEST)) >= 0.95
+    assert word_f1(page.text, truth(PHOTOTEST)) >= 0.95
 
 
 def test_build_recorded_rebuilds_the_rapid_engine_a_result_names(engine: RapidOcrEngine) -> None:
@@ -241,12 +226,12 @@ def test_rapid_engine_runs_on_cuda_when_offered() -> None:
     gpu = RapidOcrEngine(1, device="auto")
     try:
         gpu.warm_up()
-        page = gpu.recognise(_page(PHOTOTEST, "image/tiff"), 0)
+        page = gpu.recognise(corpus_page(PHOTOTEST, "image/tiff"), 0)
         assert "CUDAExecutionProvider" in gpu._made[0].runtime["providers"]
     finally:
         gpu.close()
     assert gpu.params()["device"] == "cuda"
-    assert word_f1(page.text, _truth(PHOTOTEST)) >= 0.95
+    assert word_f1(page.text, truth(PHOTOTEST)) >= 0.95
 
 
 def test_rapid_worker_rolls_back_to_the_pinned_configuration(tmp_path: Path) -> None:
@@ -268,10 +253,10 @@ def test_rapid_worker_rolls_back_to_the_pinned_configuration(tmp_path: Path) -> 
 
 def test_rapid_engine_without_the_orientation_check_reads_pages_as_they_lie() -> None:
     """With ``orientation`` off, an upside-down page is not turned: the setting is honoured."""
-    turned = np.ascontiguousarray(_page(PHOTOTEST, "image/tiff")[::-1, ::-1])
+    turned = np.ascontiguousarray(corpus_page(PHOTOTEST, "image/tiff")[::-1, ::-1])
     engine = RapidOcrEngine(1, device="cpu", orientation=False)
     try:
         page = engine.recognise(turned, 0)
     finally:
         engine.close()
-    assert word_f1(page.text, _truth(PHOTOTEST)) < 0.5
+    assert word_f1(page.text, truth(PHOTOTEST)) < 0.5

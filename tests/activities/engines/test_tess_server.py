@@ -12,7 +12,6 @@ import os
 import signal
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,11 +24,8 @@ from activities.engines.tesseract import TesseractEngine, _run_tesseract, tesser
 from activities.pages.raster import GrayPage, iter_pages
 from custody.cpus import CpuPlan
 from custody.settings import Settings
+from tests.corpus import CORPUS
 
-CORPUS = Path(
-    os.environ.get("CUSTODY_CORPUS")
-    or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
-)
 PAGES = [  # a clean test page, a ~100-dpi form (upscaled as the engine does), a receipt
     ("tess_phototest.tif", "image/tiff", 1),
     ("funsd_82562350.png", "image/png", 2),

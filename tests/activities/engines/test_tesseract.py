@@ -11,8 +11,6 @@ absorb another tesseract build's rounding.
 from __future__ import annotations
 
 import hashlib
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,28 +19,13 @@ from PIL import Image
 from activities.engines.base import mean_confidence
 from activities.engines.selection import build_engine, build_recorded
 from activities.engines.tesseract import TesseractEngine, _parse_tsv, _run_tesseract, tesseract_info
-from activities.pages.raster import GrayPage, iter_pages
 from custody.models import PageText
 from custody.settings import Settings
 from starter.bench.textmetrics import word_f1
+from tests.corpus import CORPUS, corpus_page, truth
 
-CORPUS = Path(
-    os.environ.get("CUSTODY_CORPUS")
-    or Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
-)
 PHOTOTEST = CORPUS / "ocr_gt" / "tess_phototest.tif"
 FORM = CORPUS / "ocr_gt" / "funsd_82562350.png"  # ~100 dpi: the upscaling case
-
-
-def _page(path: Path, media_type: str) -> GrayPage:
-    if not path.is_file():
-        pytest.fail(f"research corpus not found at {CORPUS}; set CUSTODY_CORPUS")
-    [(_, image)] = list(iter_pages(path, media_type, dpi=200))
-    return image
-
-
-def _truth(path: Path) -> str:
-    return path.with_suffix(".txt").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -52,20 +35,20 @@ def engine() -> TesseractEngine:
 
 @pytest.fixture(scope="module")
 def phototest_page(engine: TesseractEngine) -> PageText:
-    return engine.recognise(_page(PHOTOTEST, "image/tiff"), 0)
+    return engine.recognise(corpus_page(PHOTOTEST, "image/tiff"), 0)
 
 
 def test_tesseract_engine_phototest_word_f1(phototest_page: PageText) -> None:
     """The Tesseract phototest page is read (near) perfectly, lines in order."""
-    assert word_f1(phototest_page.text, _truth(PHOTOTEST)) >= 0.95
+    assert word_f1(phototest_page.text, truth(PHOTOTEST)) >= 0.95
     assert phototest_page.text.count("\n") >= 5  # six printed lines
 
 
 def test_tesseract_engine_upscaling_helps_low_dpi_form(engine: TesseractEngine) -> None:
     """A ~100-dpi FUNSD form reads better upscaled than at its own resolution."""
-    image = _page(FORM, "image/png")
-    upscaled = word_f1(engine.recognise(image, 0).text, _truth(FORM))
-    as_is = word_f1(TesseractEngine(1, upscale=1).recognise(image, 0).text, _truth(FORM))
+    image = corpus_page(FORM, "image/png")
+    upscaled = word_f1(engine.recognise(image, 0).text, truth(FORM))
+    as_is = word_f1(TesseractEngine(1, upscale=1).recognise(image, 0).text, truth(FORM))
     assert upscaled >= 0.55
     assert upscaled > as_is + 0.1
 
@@ -86,7 +69,7 @@ def test_tesseract_engine_page_fields_consistent(phototest_page: PageText) -> No
 
 def test_tesseract_engine_boxes_in_page_pixels_when_upscaled(engine: TesseractEngine) -> None:
     """Boxes of an upscaled page are mapped back onto the original page's pixels."""
-    image = _page(FORM, "image/png")
+    image = corpus_page(FORM, "image/png")
     page = engine.recognise(image, 0)
     assert (page.height, page.width) == image.shape
     right = max(x for w in page.words for x, _ in w.box)
@@ -99,7 +82,7 @@ def test_tesseract_engine_repeat_is_byte_identical(
     engine: TesseractEngine, phototest_page: PageText
 ) -> None:
     """The same page recognised twice gives byte-identical text and boxes."""
-    again = engine.recognise(_page(PHOTOTEST, "image/tiff"), 0)
+    again = engine.recognise(corpus_page(PHOTOTEST, "image/tiff"), 0)
     assert again.text.encode() == phototest_page.text.encode()
     assert [w.box for w in again.words] == [w.box for w in phototest_page.words]
 
@@ -142,14 +125,14 @@ def test_hybrid_engine_refines_unsure_words_with_easyocr() -> None:
     assert hybrid.name == "tesseract+easyocr" and "easyocr1.7.2" in hybrid.version
     assert sorted(hybrid.model_hashes()) == ["eng.traineddata", "english_g2.pth"]
     assert hybrid.params()["refine_below"] == 0.7 and hybrid.params()["torch_threads"] == 1
-    image = _page(FORM, "image/png")
+    image = corpus_page(FORM, "image/png")
     plain = TesseractEngine(1).recognise(image, 0)
     refined = hybrid.recognise(image, 0)
     assert [w.box for w in refined.words] == [w.box for w in plain.words]
     changed = [(a, b) for a, b in zip(plain.words, refined.words, strict=True) if a.text != b.text]
     # Only words Tesseract was unsure of change, each to a reading EasyOCR is sure of.
     assert changed and all(a.confidence < 0.7 <= b.confidence for a, b in changed)
-    assert word_f1(refined.text, _truth(FORM)) >= 0.55
+    assert word_f1(refined.text, truth(FORM)) >= 0.55
     assert hybrid.recognise(image, 0).text == refined.text
 
 
