@@ -27,7 +27,7 @@ from custody.stores import ObjectMissing, ObjectStore
 
 _ROUND_MAX = 64  # batches per integration round, so a backlog is checkpointed as it drains
 _ROUND_EVENTS, _ROUND_WAIT_S = 64, 0.02  # a round waits this long for this many, while busy
-_MADE_MAX = 4096  # batches created here and held for integration, at most (then read back)
+_MADE_MAX = 256  # batches created here and held for integration, at most (then read back)
 _log = logging.getLogger(__name__)
 
 
@@ -122,6 +122,8 @@ class Integrator:
 
     def _integrate(self, store: ObjectStore, notary: Signs | None, legacy: Legacy) -> int:
         edge = self._current_edge(store, legacy)
+        for first in [f for f in list(self._made) if f <= edge.size]:  # integrated elsewhere
+            self._made.pop(first, None)
         batches = pending(store, self.batch_key, edge.size, _ROUND_MAX, self._made)
         if not batches:
             return edge.size
