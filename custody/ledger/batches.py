@@ -51,13 +51,19 @@ class Batch:
 
 
 def pending(
-    store: ObjectStore, key_of: Callable[[int], str], size: int, limit: int | None = None
+    store: ObjectStore,
+    key_of: Callable[[int], str],
+    size: int,
+    limit: int | None = None,
+    known: dict[int, Batch] | None = None,
 ) -> list[Batch]:
-    """The batches after a tree of ``size`` leaves, in their chain (``key_of(first)``)."""
+    """The batches after a tree of ``size`` leaves, in their chain (``key_of(first)``);
+    those in ``known`` (by first; taken out of it) are not read again."""
     found: list[Batch] = []
     while limit is None or len(found) < limit:
+        batch = known.pop(size + 1, None) if known is not None else None
         try:
-            batch = Batch.decode(store.get(key_of(size + 1)))
+            batch = batch or Batch.decode(store.get(key_of(size + 1)))
         except ObjectMissing:
             break
         if batch.first != size + 1 or not batch.entries:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel, Field
@@ -61,6 +62,10 @@ def marker_key(tenant: str | None, sha256: str, seq: int) -> str:
     return f"{prefix(tenant)}by-doc/{sha256}/{seq:012d}"
 
 
+_SCALARS = (str, bool, type(None))  # bool before int: True is an int too
+_EXACT = 2**53
+
+
 def hash_of(entry: bytes) -> str:
     """The ``hash`` member of an entry's bytes (the chain's link to it)."""
     return str(json.loads(entry)["hash"])
@@ -69,20 +74,39 @@ def hash_of(entry: bytes) -> str:
 def _plain(value: object) -> bool:
     """Whether ``json.dumps`` with sorted keys writes ``value`` exactly as RFC 8785 does:
     ASCII member names, and only strings, small integers, booleans and null (a float's
-    ECMAScript form can differ from Python's)."""
-    if value is None or isinstance(value, str | bool):
+    ECMAScript form can differ from Python's). A loop over members, scalars checked in
+    place: every event is checked while its writers wait."""
+    if isinstance(value, _SCALARS):
         return True
     if isinstance(value, int):
-        return abs(value) <= 2**53
-    if isinstance(value, list):
-        return all(_plain(v) for v in value)
+        return -_EXACT <= value <= _EXACT
     if isinstance(value, dict):
-        return all(k.isascii() and _plain(v) for k, v in value.items())
+        for key, member in value.items():
+            if not (key.isascii() and (isinstance(member, _SCALARS) or _plain(member))):
+                return False
+        return True
+    if isinstance(value, list):
+        return all(_plain(member) for member in value)
     return False
 
 
 def canonical(body: dict[str, object]) -> bytes:
     """An event's canonical JSON; ``json.dumps`` where it agrees with RFC 8785, it is faster."""
-    if _plain(body):
-        return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    return canonical_json(body)
+    return _dumps(body) if _plain(body) else canonical_json(body)
+
+
+def canonical_over(base: dict[str, object]) -> Callable[[dict[str, object]], bytes]:
+    """:func:`canonical` of ``{**base, **more}``, with ``base`` checked once: an appended
+    event's members are fixed before it is sequenced, and sequencing (one writer at a time)
+    adds only its number, the hashes and the time, so only those are checked per body."""
+    plain = _plain(base)
+
+    def encode(more: dict[str, object]) -> bytes:
+        body = {**base, **more}
+        return _dumps(body) if plain and _plain(more) else canonical_json(body)
+
+    return encode
+
+
+def _dumps(body: dict[str, object]) -> bytes:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 
 from custody.ledger.batches import Batch
 from custody.ledger.entries import Event as Event
-from custody.ledger.entries import canonical, hash_of
+from custody.ledger.entries import canonical_over, hash_of
 from custody.ledger.entries import checkpoint_key as checkpoint_key
 from custody.ledger.entries import event_key as event_key
 from custody.ledger.entries import marker_key as marker_key
@@ -48,6 +48,9 @@ from custody.ledger.sequencer import Log, log_for
 from custody.ledger.tiles import Tiles, Tree
 from custody.stores import ObjectMissing, ObjectStore
 from custody.stores.system import system_sealed
+
+#: An event's members its sequencing sets (the rest are fixed when it is appended).
+_SEQUENCED = {"hash", "seq", "prev", "at"}
 
 #: Per store object, the tenant scopes whose ``index-from`` this process has ensured.
 _INDEXED: weakref.WeakKeyDictionary[ObjectStore, set[str | None]] = weakref.WeakKeyDictionary()
@@ -88,16 +91,17 @@ class Ledger:
         template = Event(seq=0, prev=GENESIS, at=datetime.now(UTC), kind=kind, **fields)  # type: ignore[arg-type]
         self._index_from()
         sha256 = template.sha256
-        base = template.model_dump(mode="json", exclude={"hash", "seq", "prev", "at"})
+        encode = canonical_over(template.model_dump(mode="json", exclude=_SEQUENCED))
 
         def make(seq: int, prev: str) -> tuple[bytes, str, list[str], Event]:
             at = datetime.now(UTC)
-            body = {**base, "seq": seq, "prev": prev, "at": at.isoformat().replace("+00:00", "Z")}
-            digest = hashlib.sha256(canonical(body)).hexdigest()
+            when = at.isoformat().replace("+00:00", "Z")
+            more: dict[str, object] = {"seq": seq, "prev": prev, "at": when}
+            digest = hashlib.sha256(encode(more)).hexdigest()
             event = template.model_copy(update={"seq": seq, "prev": prev, "at": at, "hash": digest})
             marks = [marker_key(self.tenant, sha256, seq)] if sha256 else []
             marks += markers(seq) if markers else []
-            return canonical({**body, "hash": digest}), digest, marks, event
+            return encode({**more, "hash": digest}), digest, marks, event
 
         event: Event = self.log.append(self._store, make, self.legacy)
         self.log.kick(self._store, self.notary, self.legacy)

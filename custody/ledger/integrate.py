@@ -27,6 +27,7 @@ from custody.stores import ObjectMissing, ObjectStore
 
 _ROUND_MAX = 64  # batches per integration round, so a backlog is checkpointed as it drains
 _ROUND_EVENTS, _ROUND_WAIT_S = 64, 0.02  # a round waits this long for this many, while busy
+_MADE_MAX = 256  # batches created here and held for integration, at most (then read back)
 _log = logging.getLogger(__name__)
 
 
@@ -74,6 +75,7 @@ class Integrator:
         self.prefix = prefix
         self._int_lock = threading.RLock()  # reentrant: integrating may first migrate
         self._edge: Edge | None = None
+        self._made: dict[int, Batch] = {}  # created here, by first: integrated without a read
         self.sequenced = 0  # the highest sequence number this process saw sequenced
 
     def batch_key(self, first: int) -> str:
@@ -82,6 +84,14 @@ class Integrator:
     @property
     def hint_key(self) -> str:
         return f"{self.prefix}integrated"
+
+    def made(self, batch: Batch) -> None:
+        """A batch this process just created: the store holds exactly it (created once, never
+        changed), so integrating it need not read it back."""
+        if len(self._made) >= _MADE_MAX:  # integration has fallen far behind, or was elsewhere
+            self._made.clear()
+        self._made[batch.first] = batch
+        self.sequenced = max(self.sequenced, batch.end)
 
     def kick(self, store: ObjectStore, notary: Signs | None, legacy: Legacy) -> None:
         """Integrate what is sequenced, unless another thread is at it (it will see ours).
@@ -112,7 +122,9 @@ class Integrator:
 
     def _integrate(self, store: ObjectStore, notary: Signs | None, legacy: Legacy) -> int:
         edge = self._current_edge(store, legacy)
-        batches = self.pending(store, edge.size, limit=_ROUND_MAX)
+        for first in [f for f in list(self._made) if f <= edge.size]:  # integrated elsewhere
+            self._made.pop(first, None)
+        batches = pending(store, self.batch_key, edge.size, _ROUND_MAX, self._made)
         if not batches:
             return edge.size
         self._edge = None  # extended below: kept again only once all of it is stored

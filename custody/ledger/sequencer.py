@@ -40,6 +40,7 @@ from custody.stores import ObjectStore
 
 GENESIS = "0" * 64
 BATCH_MAX = 512  # entries one batch holds at most: a leader takes no more from the queue
+_LINGER_S = 0.002  # a leader waits at most this long for the last batch's writers to queue
 
 
 #: (seq, previous entry's hash) -> (entry bytes, its hash, its markers, the caller's result)
@@ -65,9 +66,12 @@ class Log:
         self.prefix, self.hash_of = prefix, hash_of
         # One writer leads each batch; the others wait on ``_turn`` for theirs to be done,
         # so those done return at once and the next leader takes all who queued meanwhile.
-        self._turn = threading.Condition()
+        # A new leader lingers on ``_filled`` (same lock) for as many as led the last batch.
+        lock = threading.Lock()
+        self._turn, self._filled = threading.Condition(lock), threading.Condition(lock)
         self._leading = False
         self._queue: list[_Pending] = []
+        self._last = 1  # entries the last batch took
         self._next: tuple[int, str] | None = None  # (first of the next batch, last entry's hash)
         self.integrator = Integrator(prefix)
 
@@ -81,6 +85,7 @@ class Log:
         mine = _Pending(make)
         with self._turn:
             self._queue.append(mine)
+            self._filled.notify()  # a lingering leader counts us in
         while not mine.done:
             with self._turn:  # wait for our batch, or to lead the next one
                 while self._leading and not mine.done:
@@ -88,7 +93,7 @@ class Log:
                 if mine.done:
                     break
                 self._leading = True
-                taken, self._queue = self._queue[:BATCH_MAX], self._queue[BATCH_MAX:]
+                taken = self._take()
             try:
                 self._sequence(store, taken, legacy)
             finally:
@@ -99,6 +104,18 @@ class Log:
             raise mine.error
         return mine.result
 
+    def _take(self) -> list[_Pending]:
+        """The next batch's entries (the lock held). Writers whose batch was just acknowledged
+        are a moment from queueing again, so the leader waits that moment for as many as
+        the last batch had: one batch object (and fsync) for all of them, not for half.
+        A lone writer never waits; a writer gone quiet costs one linger, then is not waited for."""
+        want = min(self._last, BATCH_MAX)
+        if len(self._queue) < want:
+            self._filled.wait_for(lambda: len(self._queue) >= want, _LINGER_S)
+        taken, self._queue = self._queue[:BATCH_MAX], self._queue[BATCH_MAX:]
+        self._last = len(taken)
+        return taken
+
     def _sequence(self, store: ObjectStore, taken: list[_Pending], legacy: Legacy) -> None:
         try:
             batch, results = self._claim(store, taken, legacy)
@@ -108,7 +125,7 @@ class Log:
             raise
         for pending, result in zip(taken, results, strict=True):
             pending.result, pending.done = result, True
-        self.integrator.sequenced = max(self.integrator.sequenced, batch.end)
+        self.integrator.made(batch)
 
     def _claim(
         self, store: ObjectStore, taken: list[_Pending], legacy: Legacy

@@ -9,6 +9,11 @@ destination directory, are fsynced, then published in one step:
 * :meth:`LocalStore.put` publishes with ``os.replace`` (last writer wins).
 
 Errors such as ``ENOSPC`` propagate as ``OSError``; callers map them to codes.
+
+A write costs what durability needs and no more: the folders a store has made
+are remembered (made again if one vanished), and bytes go to the temp file with
+``os.write``, not through a buffered file object (no seek, no tty probe). The
+audit ledger creates a file or two per event, so these syscalls are its speed.
 """
 
 from __future__ import annotations
@@ -16,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,6 +42,7 @@ class LocalStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._folders: set[str] = set()  # folders known to exist (a cache; refilled on a miss)
         if not self.root.is_dir():
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
             # mkdir's mode is filtered by the umask; set it exactly.
@@ -48,28 +53,29 @@ class LocalStore:
 
     def create(self, key: str, data: bytes) -> bool:
         """Store ``data`` at ``key`` only if absent. True if created, False if it existed."""
-        return self._create(key, lambda f: f.write(data))
+        return self._create(key, lambda fd: _write_all(fd, data))
 
     def create_from_file(self, key: str, src: BinaryIO) -> bool:
         """Like :meth:`create`, copying ``src`` in chunks."""
-        return self._create(key, lambda f: shutil.copyfileobj(src, f, CHUNK))
+        return self._create(key, lambda fd: _copy_into(fd, src))
 
     def put(self, key: str, data: bytes) -> None:
         """Store ``data`` at ``key``, replacing what is there."""
-        final = self._path(key)
-        self._makedirs(final.parent)
-        tmp = _write_temp(final.parent, lambda f: f.write(data))
+        final = os.fspath(self._path(key))
+        folder = os.path.dirname(final)
+        tmp = self._write_temp(folder, lambda fd: _write_all(fd, data))
         try:
             os.replace(tmp, final)
         except BaseException:
             _unlink_quietly(tmp)
             raise
-        _fsync_dir(final.parent)
+        _fsync_dir(folder)
 
     def get(self, key: str) -> bytes:
         """The object's bytes; :class:`ObjectMissing` if absent."""
-        try:
-            return self._path(key).read_bytes()
+        try:  # unbuffered: one read of the whole file, no tty probe
+            with open(self._path(key), "rb", buffering=0) as f:
+                return f.readall()
         except _ABSENT:
             raise ObjectMissing(key) from None
 
@@ -127,48 +133,74 @@ class LocalStore:
             raise ValueError(f"invalid object key {key!r}")
         return self.root / key
 
-    def _makedirs(self, directory: Path) -> None:
-        # Not Path.mkdir(parents=True): that gives intermediate folders the
-        # default mode, and every folder under root should be 0700.
-        current = self.root
-        for part in directory.relative_to(self.root).parts:
-            current = current / part
-            with contextlib.suppress(FileExistsError):
-                current.mkdir(mode=0o700)
+    def _makedirs(self, folder: str) -> None:
+        """``folder`` and those above it, each 0700 (not ``Path.mkdir(parents=True)``: that
+        gives intermediate folders the default mode); folders made before are skipped."""
+        if folder in self._folders:
+            return
+        try:  # usually only the last one is new (a document's index folder, say)
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            current = os.fspath(self.root)
+            for part in Path(folder).relative_to(self.root).parts:
+                current = os.path.join(current, part)
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(current, 0o700)
+        self._folders.add(folder)
 
-    def _create(self, key: str, fill: Callable[[BinaryIO], object]) -> bool:
-        final = self._path(key)
-        if final.exists():
+    def _create(self, key: str, fill: Callable[[int], object]) -> bool:
+        final = os.fspath(self._path(key))
+        if os.path.exists(final):
             # Cheap early answer; the link below is what decides a race.
             return False
-        self._makedirs(final.parent)
-        tmp = _write_temp(final.parent, fill)
+        folder = os.path.dirname(final)
+        tmp = self._write_temp(folder, fill)
         try:
             os.link(tmp, final)
         except FileExistsError:
             return False
         finally:
             _unlink_quietly(tmp)
-        _fsync_dir(final.parent)
+        _fsync_dir(folder)
         return True
 
+    def _write_temp(self, folder: str, fill: Callable[[int], object]) -> str:
+        """A complete, fsynced, mode-0600 file with a random name in ``folder`` (made if
+        missing: a folder remembered as made may have been removed since)."""
+        tmp = os.path.join(folder, f"{_TMP_MARK}{secrets.token_hex(12)}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+        self._makedirs(folder)
+        try:
+            fd = os.open(tmp, flags, 0o600)
+        except FileNotFoundError:
+            self._folders.discard(folder)
+            self._makedirs(folder)
+            fd = os.open(tmp, flags, 0o600)
+        try:
+            fill(fd)
+            os.fsync(fd)
+        except BaseException:
+            _unlink_quietly(tmp)
+            raise
+        finally:
+            os.close(fd)
+        return tmp
 
-def _write_temp(directory: Path, fill: Callable[[BinaryIO], object]) -> Path:
-    """A complete, fsynced, mode-0600 file with a random name in ``directory``."""
-    tmp = directory / f"{_TMP_MARK}{secrets.token_hex(12)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fill(f)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
-    return tmp
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
-def _fsync_dir(directory: Path) -> None:
+def _copy_into(fd: int, src: BinaryIO) -> None:
+    while chunk := src.read(CHUNK):
+        _write_all(fd, chunk)
+
+
+def _fsync_dir(directory: str) -> None:
     """Make a new directory entry durable, not only the file's bytes."""
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -177,6 +209,6 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _unlink_quietly(path: Path) -> None:
+def _unlink_quietly(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)

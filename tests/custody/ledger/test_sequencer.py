@@ -168,3 +168,30 @@ def test_sequencer_entries_are_the_events_canonical_json(tmp_path: Path) -> None
         event = ledger.get(seq)
         assert ledger.entry(seq) == canonical_json(event)
         assert event.hash == event.body_hash()
+
+
+class _CountingReads(LocalStore):
+    """The real local store, counting the batch objects read back whole (nothing faked)."""
+
+    batch_reads = 0
+
+    def get(self, key: str) -> bytes:
+        data = super().get(key)
+        self.batch_reads += "/batch/" in key
+        return data
+
+
+def test_sequencer_integrates_its_own_batches_without_reading_them_back(tmp_path: Path) -> None:
+    """Batches this process created are integrated from memory (the store holds exactly
+    them); one another process made (another store object, whose integration failed) is
+    read from the store."""
+    store = _CountingReads(tmp_path)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda w: _write(store, f"m{w}", 10), range(4)))
+    Ledger(store, "t").flush()
+    assert store.batch_reads == 0
+    other = _NoTiles(LocalStore(tmp_path))
+    Ledger(other, "t").append("staged", sha256=DOCS[0], actor="elsewhere")  # type: ignore[arg-type]
+    Ledger(store, "t").flush()
+    assert store.batch_reads == 1
+    _assert_one_log(store, 1, 41)

@@ -10,6 +10,7 @@ import hashlib
 import io
 import multiprocessing
 import os
+import shutil
 import socket
 import stat
 import subprocess
@@ -217,6 +218,20 @@ def test_local_modes_are_private(tmp_path: Path) -> None:
         assert stat.S_IMODE((tmp_path / "objects" / folder).stat().st_mode) == 0o700
     for key in ("t/sub/created", "t/put"):
         assert stat.S_IMODE((tmp_path / "objects" / key).stat().st_mode) == 0o600
+
+
+def test_local_folder_removed_after_use_is_made_again(tmp_path: Path) -> None:
+    """The store remembers the folders it made; one removed behind its back is made again
+    (0700), for a create and a put alike."""
+    store = LocalStore(tmp_path / "objects")
+    store.create("t/sub/a", b"x")
+    shutil.rmtree(tmp_path / "objects" / "t")
+    assert store.create("t/sub/b", b"y")
+    shutil.rmtree(tmp_path / "objects" / "t")
+    store.put("t/sub/c", b"z")
+    assert (store.get("t/sub/c"), list(store.list("t/"))) == (b"z", ["t/sub/c"])
+    for folder in ("t", "t/sub"):
+        assert stat.S_IMODE((tmp_path / "objects" / folder).stat().st_mode) == 0o700
 
 
 def test_local_list_skips_temp_files(tmp_path: Path) -> None:
