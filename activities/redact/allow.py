@@ -70,7 +70,7 @@ def _marks(toks: Sequence[Tok]) -> set[int]:
     words = [t.text.strip(_EDGE) or t.text for t in toks]
     marked = {i for i, w in enumerate(words) if _unsafe(w, _starts(toks, i))}
     marked |= {i for i in range(1, len(words)) if _after_title(words, toks, i)}
-    marked |= {i for i, w in enumerate(words) if _INITIALS.fullmatch(w)}
+    marked |= {i for i, t in enumerate(toks) if _INITIALS.fullmatch(t.text.strip(",;:"))}
     marked |= {i for i in range(1, len(words)) if _after_particle(words, i)}
     marked |= _pairs(words, toks)
     grown = True

@@ -122,3 +122,10 @@ def test_sweep_view_converges_and_is_kept(ocr_engine: OcrEngine) -> None:
     assert "achterberg" not in layer and "thandiwe" not in layer and "4471" not in layer
     assert "seentoday" in layer and "thankyouforyourhelp" in layer
     assert {"proper_noun", "digits"} <= {r.source for r in made.plan.regions}
+
+
+def test_sweep_takes_initials_and_the_name_after_them() -> None:
+    """Initials ("A.B.") go with the common surname after them; the sentence stays."""
+    kept, _ = _kept(["Reviewed with A.B. Wood on the ward"])
+    assert "ab" not in kept.replace("ward", "") and "wood" not in kept
+    assert "reviewedwith" in kept and "ontheward" in kept
