@@ -13,8 +13,9 @@ source's words for the plan and again on the view's re-read words in the check:
   given name, or a form's own word), and so does every word joined to one:
   a capitalised word beside it in the same phrase (a common surname beside an
   unknown given name), the capitalised words after a title or initials, name
-  particles ("van der Berg", "bin Ahmad"), and a pair of title-case words inside
-  a sentence ("Grace Brown"), which is nearly always a name or a place.
+  particles ("van der Berg", "bin Ahmad"), and a pair of title-case or all-caps
+  words inside a sentence ("Grace Brown", "ROSE MILLS"), nearly always a name or
+  a place.
 
 A refusal or a black box is safe; a kept name is not, so the sweep prefers to
 remove too much. Each hit carries what it prints, for the check to search.
@@ -120,16 +121,21 @@ def _after_particle(words: Sequence[str], i: int) -> bool:
 
 
 def _pairs(words: Sequence[str], toks: Sequence[Tok]) -> set[int]:
-    """Two title-case words side by side, not form words, one of them inside a sentence."""
+    """Two title-case or all-caps words side by side, no form word, one inside a sentence."""
     found: set[int] = set()
     for i in range(1, len(words)):
         a, b = words[i - 1], words[i]
         side_by_side = not _apart(toks, i - 1, i) and not _boundary(toks[i - 1])
         inside = not (_starts(toks, i - 1) and _starts(toks, i))
-        names = _title(a) and _title(b) and not (form_word(a) or form_word(b))
+        names = _named(a) and _named(b) and not (form_word(a) or form_word(b))
         if names and side_by_side and inside:
             found |= {i - 1, i}
     return found
+
+
+def _named(word: str) -> bool:
+    """Title case or all caps: how a form prints a name ("Rose Mills", "ROSE MILLS")."""
+    return _title(word) or (word.isupper() and word.isalpha() and len(word) > 1)
 
 
 def _title(word: str) -> bool:

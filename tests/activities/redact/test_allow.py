@@ -129,3 +129,12 @@ def test_sweep_takes_initials_and_the_name_after_them() -> None:
     kept, _ = _kept(["Reviewed with A.B. Wood on the ward"])
     assert "ab" not in kept.replace("ward", "") and "wood" not in kept
     assert "reviewedwith" in kept and "ontheward" in kept
+
+
+def test_sweep_removes_a_pair_of_common_words_printed_as_a_name() -> None:
+    """Two common words side by side as a form prints a name ("Rose Mills", "ROSE MILLS")
+    go; the label before them, after its colon, stays."""
+    kept, _ = _kept(["Next of kin: ROSE MILLS", "Carer: Grace Brown"])
+    assert "rose" not in kept and "mills" not in kept
+    assert "grace" not in kept and "brown" not in kept
+    assert "nextofkin" in kept and "carer" in kept
