@@ -1,5 +1,6 @@
 """Redacted views: a derived, separately signed copy of a published document, text removed.
 
+allow    The allow-list sweep: every word bearing digits or capitalised and not known safe goes.
 check    The leak check a redacted view must pass before it is stored or released.
 core     One document's redacted view from its page images and recognised words, checked.
 detect   Detectors: participant IDs, MRNs, dates of birth and titled names in OCR words.
@@ -12,9 +13,11 @@ release  A release under a ``view: redacted`` policy: each document's redacted v
 service  Make, sign and store a published document's redacted view, once per policy.
 view     The redacted view's signed record: what was removed from which evidence record, and by
          whom.
+vocabulary  The words a view may keep capitalised: frequent English non-names and a form's words.
 """
 
 __all__ = [
+    "allow",
     "check",
     "core",
     "detect",
@@ -26,4 +29,5 @@ __all__ = [
     "scan",
     "service",
     "view",
+    "vocabulary",
 ]

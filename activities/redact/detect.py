@@ -14,7 +14,10 @@ official ones are not on PyPI (the copies there are unofficial re-uploads);
 GLiNER and Flair fetch their weights from a model hub at run time. The same
 recognisers re-run on the finished view (``activities.redact.scan``), so a value
 the source's words did not show them (an annotation, a label image) is still
-found where the view's pixels print it; what no recogniser knows, nothing finds.
+found where the view's pixels print it. What no recogniser knows (an unseen
+label's wording, a name the lexicon lacks) they do not find: that is why the
+allow-list sweep (``activities.redact.allow``) runs beside them, in the plan and
+in the check, and removes every word not known to be safe.
 """
 
 from __future__ import annotations

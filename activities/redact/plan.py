@@ -1,8 +1,9 @@
 """The redaction plan: which words go, the boxes painted over them, and why.
 
-Hits come from three places: the fields the policy names, where extraction
+Hits come from four places: the fields the policy names, where extraction
 read them (their page and box, ``custody.fields.FoundField``); the detectors;
-and, with ``sweep``, every further occurrence of a string already removed,
+the allow-list sweeps (``activities.redact.allow``: every word not known
+safe); and, with ``sweep``, every further occurrence of a string already removed,
 on any page and across line breaks (a name in a letter's heading and again
 in its signature). A word goes when a hit names it or a removed box covers
 most of it; the plan keeps each page's other words for the rebuilt text layer.
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from activities.pages.wordbox import rect
+from activities.redact.allow import sweep_words
 from activities.redact.detect import Hit, detect, name_parts
 from activities.redact.lines import Line, Tok, all_lines, page_lines
 from activities.redact.policy import RedactionPolicy
@@ -50,6 +52,7 @@ def make_plan(
 ) -> Plan:
     lines = all_lines(pages)
     hits = list(_field_hits(lines, extraction, policy.fields)) + detect(lines, policy.detectors)
+    hits += sweep_words(lines, policy.sweeps)
     secrets = {s for hit in hits for s in hit.strings}
     if policy.sweep:
         hits += sweep(lines, secrets)

@@ -10,7 +10,8 @@ Built in: ``default`` removes the participant ID and the referring clinician
 MRNs (by label and by prefix), dates of birth, people's names (beside a label,
 after a title, or in prose by the given-name lexicon), phone numbers, email and
 postal addresses, and organisations (a company suffix, a letterhead above an
-address). A policy can also be a JSON file.
+address); and, by the allow-list sweeps (``sweeps``), every word bearing digits
+and every capitalised word not known safe. A policy can also be a JSON file.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ import json
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from custody.canonical import canonical_json
 from custody.egress import check_name
@@ -38,6 +46,9 @@ Detector = Literal[
     "organisation",
 ]
 DETECTORS: tuple[Detector, ...] = get_args(Detector)
+#: The allow-list sweeps (``activities.redact.allow``): what is not known safe goes.
+Sweep = Literal["digits", "proper_noun"]
+SWEEPS: tuple[Sweep, ...] = get_args(Sweep)
 
 
 class RedactionPolicy(BaseModel):
@@ -51,6 +62,18 @@ class RedactionPolicy(BaseModel):
     sweep: bool = True
     #: Pixels added around each removed box, as a share of the word's height.
     padding: float = Field(default=0.2, ge=0.0, le=1.0)
+    #: The allow-list sweeps run on the source's words and again in the check. On by
+    #: default, and left out of the canonical form at the default, so a policy stored
+    #: before them (which reads back with them on) keeps its pinned hash.
+    sweeps: tuple[Sweep, ...] = SWEEPS
+
+    @model_serializer(mode="wrap")
+    def _omit_default_sweeps(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        sweeps = data.get("sweeps")
+        if isinstance(sweeps, list | tuple) and tuple(sweeps) == SWEEPS:
+            del data["sweeps"]
+        return data
 
     def sha256(self) -> str:
         return hashlib.sha256(canonical_json(self)).hexdigest()

@@ -5,7 +5,8 @@ drawn over a born-digital page, a label pasted in as an image, a value OCR
 read differently the first time) is still printed in the view. So the
 finished view is read again, by the same OCR engine the workers use and by
 its own text layer, and every detector of the policy runs on both readings,
-with the sweep for every string the plan removed. Anything found is a
+with the allow-list sweeps (a word not known safe is found, whatever the
+detectors know) and the sweep for every string the plan removed. Anything found is a
 :class:`Found`: its detector (``kind``), its page and its box in the view's
 pixels. What leaves this module is only ``{kind, page, box}``; the strings
 stay in the process, to paint them over in the next round (``core``).
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from activities.redact.allow import sweep_words
 from activities.redact.check import Surfaces
 from activities.redact.detect import Hit, detect
 from activities.redact.lines import Tok, all_lines
@@ -55,13 +57,14 @@ def _read(
     pages: Sequence[PageText], policy: RedactionPolicy, removed: frozenset[str]
 ) -> list[Found]:
     lines = all_lines(pages)
-    hits = detect(lines, policy.detectors) + list(sweep(lines, removed))
+    hits = detect(lines, policy.detectors) + list(sweep_words(lines, policy.sweeps))
+    hits += sweep(lines, removed)
     return [found for hit in hits for found in _per_page(hit)]
 
 
 def _per_page(hit: Hit) -> list[Found]:
     """A hit's words grouped by page, each group as one box around them."""
-    kind = hit.source if hit.reason == "detector" else "removed_string"
+    kind = "removed_string" if hit.source == "sweep" else hit.source
     pages: dict[int, list[Tok]] = {}
     for tok in hit.toks:
         pages.setdefault(tok.page, []).append(tok)

@@ -24,9 +24,11 @@ Every view made, kept or refused, is then read by the bench's own pass
 searched for the true values. JSON, per set under ``sets`` and overall under
 ``overall``: ``views`` (all views made), ``refused``, ``refused_clean``
 (refused though no true value was readable in it), ``leaks`` (``{kind: count}``
-of true values readable in a kept view), ``failed`` (other codes) and
-``seconds_per_view``; ``--sets`` runs only the sets named; ``per_document``
-rows (file, set, state, code, leaks as ``kind@where``); ``target_met``: no leak
+of true values readable in a kept view), ``failed`` (other codes),
+``kept_word_share`` (the share of the source's words the kept views keep: what
+redaction costs) and ``seconds_per_view``; ``--sets`` runs only the sets named; ``per_document``
+rows (file, set, state, code, leaks as ``kind@where``, ``words`` as ``[kept,
+source]``); ``target_met``: no leak
 anywhere and ``refused_clean / views`` at most 0.1.
 """
 
@@ -36,6 +38,7 @@ import argparse
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,30 +71,37 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     count = getattr(args, "born_digital", 6)
     with tempfile.TemporaryDirectory(prefix="custody-redaction-") as tmp:
         root = Path(tmp)
-        sets = {
-            "referrals": documents(referrals.write_set(root / "r", args.referrals, args.seed)),
+        build = {
+            "referrals": lambda: documents(
+                referrals.write_set(root / "r", args.referrals, args.seed)
+            ),
             # The fields engineer's second generator: drawn after the detectors were
             # written, never tuned on by them (its held-out split is not the fields' tuning).
-            "referrals_b_held_out": documents(
+            "referrals_b_held_out": lambda: documents(
                 referrals_b.write_set(root / "rb", args.referrals, args.seed, "held_out")
             ),
             # The third generator, written blind; its patients' identifiers beside the truth.
-            "referrals_c": with_identifiers(
+            "referrals_c": lambda: with_identifiers(
                 documents(referrals_c.write_set(root / "rc", args.referrals, args.seed))
             ),
-            "receipts": documents(sorted(corpus.glob("sroie_*"))),
+            "receipts": lambda: documents(sorted(corpus.glob("sroie_*"))),
             **{
-                f"born_digital_{split}": documents(
-                    born_digital.write_set(root / split, count, split)
-                )
+                f"born_digital_{split}": _born_digital(root, split, count)
                 for split in born_digital.SPLITS
             },
         }
-        wanted = (getattr(args, "sets", None) or ",".join(sets)).split(",")
-        sets = {name: docs[: args.limit] for name, docs in sets.items() if name in wanted}
+        wanted = (getattr(args, "sets", None) or ",".join(build)).split(",")
+        # Only the sets asked for are drawn: a set left out is never generated.
+        sets = {name: make()[: args.limit] for name, make in build.items() if name in wanted}
         report = figures(sets, policy, build_engine(settings), TesseractEngine(1), settings)
     emit(args, report, _text(report))
     return Exit.OK if report["target_met"] else Exit.FAILED
+
+
+def _born_digital(root: Path, split: str, count: int) -> Callable[[], list[tuple[Path, Truth]]]:
+    from starter.bench import born_digital
+
+    return lambda: documents(born_digital.write_set(root / split, count, split))
 
 
 def documents(paths: list[Path]) -> list[tuple[Path, Truth]]:
@@ -151,7 +161,9 @@ def audit_view(
     dpi = settings.limits.ocr_dpi
     try:
         images, pages = _read(path, engine, settings)
-        pdf = make_view(images, pages, extract(pages), policy, engine, dpi).pdf
+        made = make_view(images, pages, extract(pages), policy, engine, dpi)
+        pdf = made.pdf
+        row["words"] = [_words(made.plan.kept), _words(pages)]
     except RedactionLeak as err:  # refused: its detail names kinds and places, never text
         pdf = err.view
         row.update(state="refused", code=str(err.code))
@@ -174,6 +186,10 @@ def _read(path: Path, engine: OcrEngine, settings: Settings) -> tuple[list[Any],
     return images, [layers.get(i) or engine.recognise(image, i) for i, image in images]
 
 
+def _words(pages: Any) -> int:
+    return sum(len(page.words) for page in pages)
+
+
 def _summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
     made = [r for r in rows if r["state"] != "failed"]
     refused = [r for r in made if r["state"] == "refused"]
@@ -186,6 +202,12 @@ def _summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
         "refused_clean": sum(1 for r in refused if not r["leaks"]),
         "leaks": dict(sorted(kept_leaks.items())),
         "failed": dict(Counter(r["code"] for r in rows if r["state"] == "failed")),
+        # The cost of redacting: the share of the source's words the kept views keep.
+        "kept_word_share": round(
+            sum(r["words"][0] for r in made if "words" in r)
+            / max(1, sum(r["words"][1] for r in made if "words" in r)),
+            3,
+        ),
         "seconds": round(seconds, 1),
         "seconds_per_view": round(seconds / max(1, len(rows)), 2),
     }
@@ -197,6 +219,7 @@ def _text(report: dict[str, Any]) -> str:
         lines.append(
             f"{name}: {s['views']} views, {s['refused']} refused ({s['refused_clean']} clean), "
             f"leaks {s['leaks'] or 'none'}, failed {s['failed'] or 'none'}, "
+            f"{s['kept_word_share']:.0%} of words kept, "
             f"{s['seconds_per_view']} s/view"
         )
     lines.append(f"target {'met' if report['target_met'] else 'NOT met'}")

@@ -31,11 +31,13 @@ from starter.bench.referrals import write_set
 def _plan_missing_participant(
     pages: Sequence[PageText], extraction: Extraction | None, policy: RedactionPolicy
 ) -> Plan:
-    """Stand-in plan (a fault injected on purpose): blind to the participant ID."""
+    """Stand-in plan (a fault injected on purpose): blind to the participant ID, the
+    allow-list sweeps off too (they would remove it)."""
     blind = policy.model_copy(
         update={
             "fields": tuple(f for f in policy.fields if f != "participant_id"),
             "detectors": tuple(d for d in policy.detectors if d != "participant_id"),
+            "sweeps": (),
         }
     )
     return make_plan(pages, extraction, blind)
@@ -66,6 +68,7 @@ def test_redaction_bench_counts_views_refusals_and_leaks_per_set(
     clean = figures(sets, DEFAULT_REDACTION, ocr_engine, reader, settings)
     assert clean["overall"]["views"] == 2 and clean["overall"]["leaks"] == {}
     assert clean["target_met"] and set(clean["sets"]) == set(sets)
+    assert 0 < clean["overall"]["kept_word_share"] < 1  # what redacting cost, as a share
     monkeypatch.setattr(core, "make_plan", _plan_missing_participant)
     monkeypatch.setattr(core, "scan", lambda *_: [])  # and a check that trusts the plan
     one = {"referrals": sets["referrals"]}

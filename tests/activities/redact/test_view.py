@@ -80,7 +80,10 @@ def test_redaction_view_removes_identifiers_and_keeps_the_rest(
     layer = normal(_layer(made.pdf))
     for value in _known(letter):
         assert normal(value) not in layer
-    assert normal(str(letter.truth["referring_clinic"])) in layer  # not in the policy: kept
+    # The letter's prose stays; the clinic's name goes too, as the allow-list sweep's
+    # proper nouns (it was kept before the sweep, no detector naming it).
+    assert "thankyouforseeingthisparticipant" in layer
+    assert normal(str(letter.truth["referring_clinic"])) not in layer
     x0, y0, x1, y1 = made.plan.regions[0].box
     rendered = make_plan(letter.pages, None, DEFAULT_REDACTION).regions[0].box
     assert (x0, y0, x1, y1) == rendered  # the plan is deterministic
