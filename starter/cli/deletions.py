@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from custody.ledger.checkpoints import notary_from_settings
-from custody.ledger.events import notarize
 from custody.operators import DecisionKind, acting
 from custody.settings import Settings
-from custody.stores import ObjectStore, open_store
+from custody.stores import open_store
 from starter.cli.output import Exit, emit
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
+from starter.cli.retention import notarized_store
 from starter.evidence import deletions as dl
 
 
@@ -42,12 +41,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ok.set_defaults(handler=_approve)
 
 
-def _store(settings: Settings) -> ObjectStore:
-    store = open_store(settings)
-    notarize(store, notary_from_settings(settings))  # every append checkpointed, witnessed
-    return store
-
-
 def _ls(args: argparse.Namespace, settings: Settings) -> int:
     every = every_tenant(args) or args.tenant is None
     rows = dl.pending(open_store(settings), args.tenant, every)
@@ -61,7 +54,7 @@ def _ls(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _approve(args: argparse.Namespace, settings: Settings) -> int:
-    store = _store(settings)
+    store = notarized_store(settings)
     person = acting(settings, store, DecisionKind.EVIDENCE_DELETION)
     request, approval = dl.approve(store, person, args.request_id)
     data = {"request_id": request.request_id, "action": request.action, "tenant": request.tenant}

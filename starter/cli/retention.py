@@ -60,7 +60,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     go.set_defaults(handler=_apply)
 
 
-def _notarized(settings: Settings) -> ObjectStore:
+def notarized_store(settings: Settings) -> ObjectStore:
+    """The store with every ledger append checkpointed and witnessed (deciding commands)."""
     store = open_store(settings)
     notarize(store, notary_from_settings(settings))
     return store
@@ -121,7 +122,7 @@ def _approve(args: argparse.Namespace, settings: Settings) -> int:
         known = ", ".join(policies(settings)) or "none"
         raise UsageError(detail=f"no retention policy {args.policy!r} (known: {known})")
     ids.check_sha256(args.sha256)
-    store, signer = _notarized(settings), signer_from_settings(settings)
+    store, signer = notarized_store(settings), signer_from_settings(settings)
     subject = {"sha256": args.sha256, "tenant": args.tenant, "policy": policy.name}
     person = acting(settings, store, DecisionKind.RETENTION_APPROVE)
     decision = person.decide(DecisionKind.RETENTION_APPROVE, subject | {"days": policy.days})
@@ -141,7 +142,7 @@ def _approve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _apply(args: argparse.Namespace, settings: Settings) -> int:
-    store = _notarized(settings)
+    store = notarized_store(settings)
     if not args.dry_run:  # only an admin deletes; anyone may see what is due
         acting(settings, store, DecisionKind.RETENTION_APPLY)
     keys = TrustAnchors.from_settings(settings).trusted(public_keys(store))
