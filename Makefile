@@ -107,12 +107,13 @@ $(CHECKOV_STAMP): requirements/checkov.txt | $(TOOLS_STAMP)
 	$(INSTALL) $(CHECKOV_VENV)/bin/python --compile-bytecode -r requirements/checkov.txt
 	touch $@
 
-# The browser test drives Debian's Chromium (no browser download); checkov as above.
+# The browser test drives Debian's Chromium (no browser download); the searchable PDF's
+# text layer is read back by poppler's pdftotext and MuPDF's mutool; checkov as above.
 test-deps: $(CHECKOV_STAMP)
-	@command -v chromium >/dev/null || \
+	@{ command -v chromium && command -v pdftotext && command -v mutool; } >/dev/null || \
 		{ [ "$$(id -u)" = 0 ] && apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q --no-install-recommends chromium; } || \
-		{ echo "missing: apt-get install chromium (as root)" >&2; exit 1; }
+		apt-get install -y -q --no-install-recommends chromium poppler-utils mupdf-tools; } || \
+		{ echo "missing: apt-get install chromium poppler-utils mupdf-tools (as root)" >&2; exit 1; }
 
 test: $(TEST_STAMP) system-deps test-deps
 	$(BIN)/python -m pytest -m "$(TEST_MARKS)" -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
