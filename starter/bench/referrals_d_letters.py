@@ -116,6 +116,8 @@ def research_memo(drawn: Drawn, rng: random.Random) -> list[Page]:
         ("Contact", s["phone"]),
     ]
     rng.shuffle(rows)
+    widest = max(page.length(value, size, "sans") for _, value in rows)
+    column = min(column, page.width - 90 - widest)  # far from the label, still on the page
     for label, value in rows:
         page.text(100, y, label.upper() if rng.random() < 0.3 else label, size)
         page.text(column, y, value, size, "sans")

@@ -49,6 +49,8 @@ class Page:
         self.draw = ImageDraw.Draw(self.image)
         #: Every string drawn, whole (a wrapped paragraph as one): what the page says.
         self.printed: list[str] = []
+        #: Where each string was drawn (left, top, right, bottom).
+        self.boxes: list[Rect] = []
 
     def px(self, points: float) -> int:
         """A type size in pixels for ``points`` at this document's scale."""
@@ -63,6 +65,7 @@ class Page:
         """Draw ``s`` at (x, y); the x where it ends."""
         ink = fill if fill is not None else self.ink
         self.printed.append(s)
+        self.boxes.append(self.draw.textbbox((x, y), s, font=font(face or self.face, size)))  # type: ignore[arg-type]
         self.draw.text((x, y), s, fill=ink, font=font(face or self.face, size))  # type: ignore[arg-type]
         return x + self.length(s, size, face)
 

@@ -82,7 +82,8 @@ CONSENT_BOXES = (
     ("I consent to my records being released to the research team",
      "I do not consent to my records being released"),
     ("Permission to release to researchers granted", "Permission to release withheld"),
-    ("Happy to be contacted by the trial", "Not to be contacted by the trial"),
+    ("Records may be shared with the research team",
+     "Records may not be shared with the research team"),
 )  # fmt: skip
 #: A question answered by two boxes: (affirming option, denying option).
 CONSENT_OPTIONS = (("Yes", "No"), ("Agreed", "Refused"), ("Obtained", "Not obtained"))

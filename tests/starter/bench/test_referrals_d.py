@@ -73,6 +73,20 @@ def test_referrals_d_writes_valid_files_and_truth_for_every_family(tmp_path: Pat
     assert truth is not None and truth.split == SPLIT and "patient_name" not in truth.fields
 
 
+def test_referrals_d_every_string_on_the_page_and_none_overlapping() -> None:
+    """Over 60 drawings of the families no printed string runs off its page or over
+    another, so every value a truth names can be read."""
+    for index in range(60):
+        family = list(FAMILIES)[index % len(FAMILIES)]
+        rng = random.Random(index)
+        drawn = values.draw_values(rng, us=family == "us_intake", boxes=family != "gp_letter")
+        for page in FAMILIES[family](drawn, rng):
+            for n, (x0, y0, x1, y1) in enumerate(page.boxes):
+                assert x0 >= 20 and x1 <= page.width - 20 and y1 <= page.height - 20, family
+                for a0, b0, a1, b1 in page.boxes[n + 1 :]:
+                    assert not (x0 < a1 and a0 < x1 and y0 < b1 and b0 < y1), (family, index)
+
+
 def test_referrals_d_truth_is_what_the_page_prints() -> None:
     """Every truth value but the normalised date and consent is printed on its page; the
     date as printed goes back to the truth in its own style."""
