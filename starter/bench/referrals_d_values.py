@@ -213,8 +213,12 @@ def draw_values(rng: random.Random, us: bool = False, boxes: bool = False) -> Dr
     style = rng.choice(sorted(styles))
     show = styles[style]
     referred, born = _day(rng, date(2025, 2, 3), 600), _day(rng, date(1933, 1, 1), 29000)
-    patient, clinician = person(rng, False), person(rng, True)
-    taken = {patient.split()[-1], clinician.split()[-1]}
+    patient = person(rng, False)
+    taken = {patient.split()[-1]}
+    clinician = person(rng, True)
+    while clinician.split()[-1] in taken:  # a referrer who shares the patient's surname
+        clinician = person(rng, True)  # would make the truth ambiguous for redaction
+    taken.add(clinician.split()[-1])
     others = [_other_person(rng, taken) for _ in range(3)]
     town, code = rng.choice(TOWNS)
     shown = {

@@ -32,6 +32,7 @@ from starter.cli.output import Exit
 
 _FIELDS = {"referral_date", "participant_id", "consent", "referring_clinic", "clinician", "reason"}
 _PATIENT = {"patient_name", "date_of_birth", "participant_id", "clinician"}
+_PEOPLE = {"patient_name", "clinician"}
 
 
 def _digest(index: int, seed: int) -> str:
@@ -88,8 +89,9 @@ def test_referrals_d_every_string_on_the_page_and_none_overlapping() -> None:
 
 
 def test_referrals_d_truth_is_what_the_page_prints() -> None:
-    """Every truth value but the normalised date and consent is printed on its page; the
-    date as printed goes back to the truth in its own style."""
+    """Every truth value but the normalised date and consent is printed on its page, the
+    date as printed goes back to the truth in its own style, and no two people on a page
+    share a surname."""
     for index in range(24):
         ref = generate(index, 9)
         said = ref.printed.casefold()
@@ -100,6 +102,8 @@ def test_referrals_d_truth_is_what_the_page_prints() -> None:
         assert show(date.fromisoformat(str(ref.truth["referral_date"]))).casefold() in said
         for name, value in ref.identifiers.items():
             assert printed_identifiers({name: value}, ref.printed), (index, name)
+        people = [v for k, v in ref.identifiers.items() if k in _PEOPLE or "person" in k]
+        assert len({p.split()[-1] for p in people}) == len(people), index  # no shared surname
 
 
 def test_referrals_d_consent_given_refused_and_sometimes_absent() -> None:
