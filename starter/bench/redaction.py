@@ -11,6 +11,10 @@ the plan told nothing of the truth:
 - ``referrals_c``: ``--referrals N`` scans of the third generator, written blind
   (``starter.bench.referrals_c``); identifiers the participant ID, the
   clinician and the patient's name, birth date, phone and address.
+- ``referrals_d``: ``--referrals N`` scans of the fourth generator, also written
+  blind (``starter.bench.referrals_d``); identifiers those of ``referrals_c``, the
+  MRN, and every other person and identifier the page prints (``other_person_N``,
+  ``other_id_N``: a nurse, the practice's partners, an NHS or member number).
 - ``receipts``: the corpus's SROIE receipts; identifiers the company and the address.
 - ``born_digital_dev``, ``born_digital_held_out`` and ``born_digital_held_out_b``:
   ``--born-digital N`` pages each (``starter.bench.born_digital``) with
@@ -61,7 +65,7 @@ _MAX_REFUSED_CLEAN = 0.1
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from activities.engines.selection import build_engine
     from activities.engines.tesseract import TesseractEngine
-    from starter.bench import born_digital, referrals, referrals_b, referrals_c
+    from starter.bench import born_digital, referrals, referrals_b, referrals_c, referrals_d
     from starter.bench.ocr import default_corpus
 
     corpus: Path = args.corpus or default_corpus()
@@ -83,6 +87,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # The third generator, written blind; its patients' identifiers beside the truth.
             "referrals_c": lambda: with_identifiers(
                 documents(referrals_c.write_set(root / "rc", args.referrals, args.seed))
+            ),
+            # The fourth, written blind too; its identifiers beside the truth the same way.
+            "referrals_d": lambda: with_identifiers(
+                documents(referrals_d.write_set(root / "rd", args.referrals, args.seed))
             ),
             "receipts": lambda: documents(sorted(corpus.glob("sroie_*"))),
             **{
@@ -111,8 +119,9 @@ def documents(paths: list[Path]) -> list[tuple[Path, Truth]]:
 
 
 def with_identifiers(docs: list[tuple[Path, Truth]]) -> list[tuple[Path, Truth]]:
-    """Each truth with the patient identifiers printed on its page added (the third
-    generator keeps them apart, where the fields bench does not count them)."""
+    """Each truth with the patient identifiers printed on its page added (the third and
+    fourth generators keep them apart, in ``<stem>.identifiers.json``, where the fields
+    bench does not count them; both read it alike)."""
     from starter.bench.referrals_c import identifiers_for
 
     return [(p, Truth(t.type, {**t.fields, **identifiers_for(p)}, t.split)) for p, t in docs]

@@ -27,6 +27,9 @@ from starter.bench.fields_score import Truth
 from starter.bench.referrals import DATE_STYLES
 
 _NAME_FIELDS = frozenset({"clinician", "participant_name", "patient_name", "name"})
+#: Numbered identifiers a page may carry several of (the fourth generator's): every
+#: other person named on it, every other number that identifies the patient.
+_NUMBERED = ("other_person_", "other_id_")
 #: The ground truth's identifiers: referrals', receipts' (company, address) and the
 #: born-digital pages'.
 IDENTIFIERS = (
@@ -38,9 +41,11 @@ _PART = 6  # an address's comma-separated part this long (letters and digits) is
 
 
 def truth_strings(truth: Truth, fields: Sequence[str] = IDENTIFIERS) -> dict[str, list[str]]:
-    """Each identifier with a true value, and the strings that would leak it."""
+    """Each identifier with a true value, and the strings that would leak it; the
+    numbered ones (``other_person_1``) whenever the truth has them."""
     found = {}
-    for name in fields:
+    numbered = [name for name in sorted(truth.fields) if name.startswith(_NUMBERED)]
+    for name in [*fields, *numbered]:
         value = truth.fields.get(name)
         if isinstance(value, str) and value.strip():
             found[name] = variants(name, value)
@@ -53,7 +58,7 @@ def variants(name: str, value: str) -> list[str]:
     day = _date(value)
     if day is not None:
         forms |= {show(day) for show in DATE_STYLES.values()}
-    if name in _NAME_FIELDS:
+    if name in _NAME_FIELDS or name.startswith("other_person_"):
         forms |= set(name_parts(value))
     if name == "address":  # a street or a postcode and town is readable on its own
         forms |= {part.strip(" .") for part in value.split(",") if len(normal(part)) >= _PART}

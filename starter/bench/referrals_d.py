@@ -1,0 +1,125 @@
+"""A fourth referral generator, written blind: the held-out split ``held_out_d``.
+
+The other three generators (``starter.bench.referrals``, ``referrals_b``,
+``referrals_c``) have been in view while the field readers and redaction
+detectors were developed or measured. This one was written without reading
+anything under ``activities/`` (readers, labels, detectors, lexicons) or the
+fields guide, and nothing may be tuned on it: its figures mean something
+only while that holds.
+
+Six families (``FAMILIES``): a GP's letter with the values inside its
+sentences and the partners in a sidebar, a coordinator's memo with labels
+far from their values, a two-column e-referral with labels above values, a
+boxed grid with labels in the boxes' corners, a two-page clinic table with
+a medication list, and a US intake sheet with month-first dates (its labels
+say so). Wordings, people, sites, identifier shapes and date styles are its
+own (``starter.bench.referrals_d_values``). Consent is a ticked box whose
+statement affirms or denies, an option pair, a sentence that affirms,
+refuses, negates or raises no objection, or absent (then the truth leaves
+consent out: a careful reader records it as unknown). Pages may be skewed,
+scanned dusty, photocopied or faxed (``starter.bench.referrals_d_page``).
+
+Truth beside each file as ``<stem>.fields.json`` (the six referral fields,
+split ``held_out_d``); the patient's and every other person's identifiers
+as printed in ``<stem>.identifiers.json`` (``identifiers_for``) for the
+redaction bench. Each document is drawn from ``random.Random(f"d:{seed}:{index}")``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from starter.bench.referral_files import write_referral
+from starter.bench.referrals_d_forms import boxed, eform, med_table, us_intake
+from starter.bench.referrals_d_letters import gp_letter, research_memo
+from starter.bench.referrals_d_page import DEGRADATIONS, Page, degrade
+from starter.bench.referrals_d_values import Drawn, draw_values
+
+__all__ = [
+    "FAMILIES", "SPLIT", "ReferralD", "generate", "identifiers_for", "printed_identifiers",
+    "write_set",
+]  # fmt: skip
+
+SPLIT = "held_out_d"
+FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Page]]] = {
+    "gp_letter": gp_letter,
+    "research_memo": research_memo,
+    "eform": eform,
+    "boxed": boxed,
+    "med_table": med_table,
+    "us_intake": us_intake,
+}
+#: Families whose consent may be boxes (the others write it as a sentence).
+_BOXES = frozenset({"research_memo", "eform", "boxed", "med_table", "us_intake"})
+
+
+@dataclass
+class ReferralD:
+    stem: str
+    truth: dict[str, str | bool]
+    identifiers: dict[str, str]
+    pages: list[Image.Image]
+    meta: dict[str, str]
+    #: Every string the pages print, joined (for the tests; never written out).
+    printed: str = ""
+
+
+def generate(index: int, seed: int) -> ReferralD:
+    """Referral ``index`` of set ``seed``: families in turn, everything else drawn."""
+    rng = random.Random(f"d:{seed}:{index}")
+    family = list(FAMILIES)[index % len(FAMILIES)]
+    drawn = draw_values(rng, us=family == "us_intake", boxes=family in _BOXES)
+    kind = rng.choice(DEGRADATIONS)
+    header = (
+        f"{drawn.shown['printed']} 09:{rng.randint(10, 59)}  FROM {drawn.shown['clinic_phone']}"
+    )
+    drawn_pages = FAMILIES[family](drawn, rng)
+    pages = [degrade(p.image, kind, rng, f"{header}  P.{n}") for n, p in enumerate(drawn_pages, 1)]
+    said = " ".join(line for page in drawn_pages for line in page.printed)
+    meta = {"generator": "d", "split": SPLIT, "layout": family, "degradation": kind or "none"}
+    meta.update(pages=str(len(pages)), **drawn.meta)
+    found = printed_identifiers(drawn.identifiers, said)
+    stem = f"referral-d-{seed}-{index:04d}"
+    return ReferralD(stem, drawn.truth, found, pages, meta, said)
+
+
+def printed_identifiers(identifiers: dict[str, str], said: str) -> dict[str, str]:
+    """The identifiers the page prints: each word of each among the words drawn (the
+    US sheet prints a name surname first), or the whole without its spaces (a member
+    ID run together); the others are not on this page."""
+    words = set(said.casefold().replace(",", " ").split())
+    joined = "".join(said.casefold().split())
+
+    def printed(value: str) -> bool:
+        return set(value.casefold().replace(",", " ").split()) <= words or (
+            "".join(value.casefold().split()) in joined
+        )
+
+    return {k: v for k, v in identifiers.items() if printed(v)}
+
+
+def write_set(out: Path, count: int, seed: int) -> list[Path]:
+    """``count`` referrals as PNG (one page) or PDF (two), each with ``<stem>.fields.json``
+    and ``<stem>.identifiers.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for index in range(count):
+        ref = generate(index, seed)
+        written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta, _DPI))
+        (out / f"{ref.stem}.identifiers.json").write_text(json.dumps(ref.identifiers, indent=1))
+    return written
+
+
+def identifiers_for(scan: Path) -> dict[str, str]:
+    """The identifiers printed on ``scan`` (empty when it has none beside it)."""
+    beside = scan.with_name(f"{scan.stem}.identifiers.json")
+    return dict(json.loads(beside.read_text())) if beside.is_file() else {}
+
+
+_DPI = {"dpi": (200, 200)}

@@ -1,0 +1,181 @@
+"""The fourth referral generator: deterministic, its files valid, its truth printed and
+complete, its conventions its own, and wired into both benches as its own split and set."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pypdfium2
+import pytest
+from PIL import Image
+
+from starter.bench import redaction, referrals, referrals_b_values, referrals_c_values
+from starter.bench import referrals_d_values as values
+from starter.bench.fields import _report, drawn_referrals
+from starter.bench.fields_score import Tally, Truth, truth_for
+from starter.bench.redaction_truth import truth_strings
+from starter.bench.referrals_d import (
+    FAMILIES,
+    SPLIT,
+    generate,
+    identifiers_for,
+    printed_identifiers,
+    write_set,
+)
+from starter.cli.output import Exit
+
+_FIELDS = {"referral_date", "participant_id", "consent", "referring_clinic", "clinician", "reason"}
+_PATIENT = {"patient_name", "date_of_birth", "participant_id", "clinician"}
+_PEOPLE = {"patient_name", "clinician"}
+
+
+def _digest(index: int, seed: int) -> str:
+    ref = generate(index, seed)
+    return hashlib.sha256(b"".join(page.tobytes() for page in ref.pages)).hexdigest()
+
+
+def test_referrals_d_same_seed_and_index_same_pixels() -> None:
+    """A referral is drawn from its (seed, index) alone."""
+    assert _digest(4, 7) == _digest(4, 7)
+    assert _digest(4, 7) != _digest(4, 8)
+    assert generate(11, 2).truth == generate(11, 2).truth
+    assert generate(11, 2).identifiers == generate(11, 2).identifiers
+
+
+def test_referrals_d_writes_valid_files_and_truth_for_every_family(tmp_path: Path) -> None:
+    """Each file opens (a PNG page, or a two-page PDF) beside its truth in split held_out_d
+    (ISO date, boolean consent when there is evidence) and its identifiers apart."""
+    families = set()
+    paths = write_set(tmp_path, 12, seed=3)
+    for path in paths:
+        record = json.loads(path.with_name(f"{path.stem}.fields.json").read_text())
+        fields, drawn = record["fields"], record["drawn"]
+        assert record["type"] == "referral" and drawn["split"] == SPLIT
+        assert set(fields) == _FIELDS - ({"consent"} if drawn["consent_as"] == "absent" else set())
+        date.fromisoformat(fields["referral_date"])
+        assert isinstance(fields.get("consent", False), bool)
+        assert set(identifiers_for(path)) >= _PATIENT
+        if path.suffix == ".pdf":
+            pdf = pypdfium2.PdfDocument(path)
+            assert len(pdf) == int(drawn["pages"]) == 2
+            assert pdf[1].render(scale=0.2).to_pil().size[0] > 100
+        else:
+            with Image.open(path) as image:
+                assert image.size[0] >= 1600 and round(image.info["dpi"][0]) == 200
+        families.add(drawn["layout"])
+    assert families == set(FAMILIES)
+    truth = truth_for(paths[0])
+    assert truth is not None and truth.split == SPLIT and "patient_name" not in truth.fields
+
+
+def test_referrals_d_every_string_on_the_page_and_none_overlapping() -> None:
+    """Over 60 drawings of the families no printed string runs off its page or over
+    another, so every value a truth names can be read."""
+    for index in range(60):
+        family = list(FAMILIES)[index % len(FAMILIES)]
+        rng = random.Random(index)
+        drawn = values.draw_values(rng, us=family == "us_intake", boxes=family != "gp_letter")
+        for page in FAMILIES[family](drawn, rng):
+            for n, (x0, y0, x1, y1) in enumerate(page.boxes):
+                assert x0 >= 20 and x1 <= page.width - 20 and y1 <= page.height - 20, family
+                for a0, b0, a1, b1 in page.boxes[n + 1 :]:
+                    assert not (x0 < a1 and a0 < x1 and y0 < b1 and b0 < y1), (family, index)
+
+
+def test_referrals_d_truth_is_what_the_page_prints() -> None:
+    """Every truth value but the normalised date and consent is printed on its page, the
+    date as printed goes back to the truth in its own style, and no two people on a page
+    share a surname."""
+    for index in range(24):
+        ref = generate(index, 9)
+        said = ref.printed.casefold()
+        for name in ("participant_id", "clinician", "referring_clinic", "reason"):
+            assert str(ref.truth[name]).casefold() in said, (index, name)
+        style = ref.meta["date_style"]
+        show = {**values.DATES, **values.US_DATES}[style]
+        assert show(date.fromisoformat(str(ref.truth["referral_date"]))).casefold() in said
+        for name, value in ref.identifiers.items():
+            assert printed_identifiers({name: value}, ref.printed), (index, name)
+        people = [v for k, v in ref.identifiers.items() if k in _PEOPLE or "person" in k]
+        assert len({p.split()[-1] for p in people}) == len(people), index  # no shared surname
+
+
+def test_referrals_d_consent_given_refused_and_sometimes_absent() -> None:
+    """Over 300 draws consent is given and refused about as often, absent now and then,
+    and shown as boxes only where the family allows them."""
+    drawn = [values.draw_consent(random.Random(i), boxes=i % 2 == 0) for i in range(300)]
+    given = sum(c.truth is True for c in drawn)
+    refused = sum(c.truth is False for c in drawn)
+    absent = sum(c.truth is None for c in drawn)
+    assert 0.3 <= given / 300 <= 0.6 and 0.3 <= refused / 300 <= 0.6 and 10 <= absent <= 60
+    assert not any(c.mode in ("boxes", "pair", "options") for c in drawn[1::2])
+    for kind, (truth, wordings) in values.CONSENT_SENTENCES.items():
+        assert all(c.truth is truth for c in drawn if c.mode == kind and c.sentence in wordings)
+
+
+def test_referrals_d_wordings_and_sites_are_not_the_other_generators() -> None:
+    """No label wording, clinic or reason is shared with the other three generators."""
+    theirs = {w.casefold() for pool in referrals.LABELS.values() for w in pool}
+    for pools in (
+        referrals_b_values.LABELS,
+        referrals_b_values.LABELS_RESERVED,
+        referrals_b_values.LABELS_HELD,
+        referrals_c_values.LABELS,
+    ):
+        theirs |= {w.casefold() for pool in pools.values() for w in pool}
+    mine = {w.casefold() for pool in values.LABELS.values() for w in pool}
+    assert not mine & theirs, mine & theirs
+    for pool in ("CLINICS", "REASONS"):
+        other = {
+            v for module in (referrals, referrals_b_values, referrals_c_values)
+            for v in getattr(module, pool)
+        }  # fmt: skip
+        assert not set(getattr(values, pool)) & other, pool
+
+
+def test_bench_fields_reports_the_fourth_generator_as_its_own_split(tmp_path: Path) -> None:
+    """Drawn referrals include the fourth generator's, scored as split held_out_d, with
+    issue #27's targets reported for it beside the third's."""
+    drawn = drawn_referrals(tmp_path, 1, seed=3)
+    assert [t.split for _, t in drawn].count(SPLIT) == 1
+    tallies = {"all": Tally(), f"split:{SPLIT}": Tally(), "split:held_out_c": Tally()}
+    truth = Truth("referral", {"participant_id": "UKB#123456"}, SPLIT)
+    for key in tallies:
+        tallies[key].add(truth, None, None, "published")
+    report = _report(tallies, 1, 1.0)
+    assert report["splits"][SPLIT]["fields"]["participant_id"]["missing"] == 1
+    assert report["targets"][SPLIT]["met"] is False
+    assert report["targets"]["held_out_c"]["exact_share"] == 0.0
+
+
+def test_bench_redaction_draws_the_fourth_set_with_every_identifier(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--sets referrals_d`` draws only that set, each truth carrying the page's other
+    people and numbers, which the bench's search then looks for as well."""
+    seen: dict[str, Any] = {}
+
+    def figures(sets: dict[str, list[tuple[Path, Truth]]], *_: object) -> dict[str, Any]:
+        seen.update(sets)
+        return {"sets": {}, "overall": redaction._summary([], 0.0), "target_met": False}
+
+    monkeypatch.setattr(redaction, "figures", figures)
+    monkeypatch.setattr("activities.engines.selection.build_engine", lambda _: None)
+    monkeypatch.setattr("activities.engines.tesseract.TesseractEngine", lambda _: None)
+    args = argparse.Namespace(
+        corpus=tmp_path, referrals=6, seed=0, sets="referrals_d", limit=None, json=True
+    )
+    assert redaction.run(args, None) == Exit.FAILED  # type: ignore[arg-type]
+    assert list(seen) == ["referrals_d"] and len(seen["referrals_d"]) == 6
+    letter = next(t for p, t in seen["referrals_d"] if "0000" in p.name)  # the GP letter
+    others = {"other_person_1", "other_person_2", "other_person_3", "other_id_1"}
+    assert set(letter.fields) >= others
+    searched = truth_strings(letter)
+    assert {"patient_name", "mrn", "other_person_3", "other_id_1"} <= set(searched)
+    assert str(letter.fields["other_person_3"]).split()[-1] in searched["other_person_3"]
