@@ -15,7 +15,11 @@ not exact, not wrong, not missing (a person decides it). A field read surely
 but wrongly is ``wrong``; when its document was also
 published outside the review band it is ``wrong_confident`` too: a wrong value
 that would have gone out without a person looking. ``consent_wrong`` counts
-consent values published opposite to the truth. Per field, every reading made
+consent values published opposite to the truth. A field whose truth is ``null``
+(a page that gives no evidence either way: a careful reader records it as
+unknown) is not expected; a value published for it is ``wrong`` (and
+``wrong_confident`` outside review, and ``consent_wrong`` for consent), since
+the only right answers there are review and none. Per field, every reading made
 before its bar is judged too (``starter.bench.fields_bands``): the wrong share
 per confidence band, the bar those bands propose, and whether the bar in
 force (``activities.fields.referral.BARS``) held.
@@ -43,7 +47,8 @@ _IDENTIFIERS = frozenset({"participant_id"})
 @dataclass(frozen=True)
 class Truth:
     type: str
-    fields: dict[str, str | bool]
+    #: None: the page gives no evidence either way; any value published is wrong.
+    fields: dict[str, str | bool | None]
     #: "tuning" (what the readers were tuned on), "held_out" (never), or "corpus".
     split: str = "corpus"
 
@@ -125,15 +130,23 @@ class Tally:
         self.documents += 1
         for name, found in (unbarred or {}).items():
             if name in truth.fields and found.value is not None:
-                right = same(name, found.value, truth.fields[name])
+                want = truth.fields[name]
+                right = want is not None and same(name, found.value, want)
                 self.fields.setdefault(name, FieldTally()).judged.append((found.confidence, right))
         self.states[state] = self.states.get(state, 0) + 1
         if read is not None and read.classification.type == truth.type:
             self.classified_right += 1
         for name, want in sorted(truth.fields.items()):
             tally = self.fields.setdefault(name, FieldTally())
-            tally.expected += 1
             got = read.value(name) if read is not None else None
+            if want is None:
+                # Nothing to find: a value published at all is a wrong one.
+                if state != "review" and got is not None:
+                    tally.wrong += 1
+                    tally.wrong_confident += band != "review"
+                    self.consent_wrong += name == "consent"
+                continue
+            tally.expected += 1
             if state == "review":
                 tally.in_review += 1
             elif got is None:

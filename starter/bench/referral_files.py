@@ -8,6 +8,7 @@ fonts and values are each their own.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ def write_referral(
     out: Path,
     stem: str,
     pages: list[Image.Image],
-    truth: dict[str, str | bool],
+    truth: Mapping[str, str | bool | None],
     meta: dict[str, str],
     png_info: dict[str, Any] | None = None,
 ) -> Path:

@@ -15,8 +15,8 @@ a medication list, and a US intake sheet with month-first dates (its labels
 say so). Wordings, people, sites, identifier shapes and date styles are its
 own (``starter.bench.referrals_d_values``). Consent is a ticked box whose
 statement affirms or denies, an option pair, a sentence that affirms,
-refuses, negates or raises no objection, or absent (then the truth leaves
-consent out: a careful reader records it as unknown). Pages may be skewed,
+refuses, negates or raises no objection, or absent (then the truth's consent is ``null``: a careful reader records it as
+unknown, and the bench counts any value published for it as wrong). Pages may be skewed,
 scanned dusty, photocopied or faxed (``starter.bench.referrals_d_page``).
 
 Truth beside each file as ``<stem>.fields.json`` (the six referral fields,
@@ -62,7 +62,7 @@ _BOXES = frozenset({"research_memo", "eform", "boxed", "med_table", "us_intake"}
 @dataclass
 class ReferralD:
     stem: str
-    truth: dict[str, str | bool]
+    truth: dict[str, str | bool | None]
     identifiers: dict[str, str]
     pages: list[Image.Image]
     meta: dict[str, str]

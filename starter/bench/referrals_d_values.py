@@ -166,7 +166,7 @@ class Consent:
 class Drawn:
     """One referral's values: truth, what is printed, labels, redaction identifiers."""
 
-    truth: dict[str, str | bool]
+    truth: dict[str, str | bool | None]
     shown: dict[str, str]
     labels: dict[str, str]
     identifiers: dict[str, str]
@@ -239,12 +239,12 @@ def draw_values(rng: random.Random, us: bool = False, boxes: bool = False) -> Dr
     }
     labels = {name: rng.choice(pool) for name, pool in {**LABELS, **OTHER_LABELS}.items()}
     consent = draw_consent(rng, boxes)
-    truth: dict[str, str | bool] = {
+    truth: dict[str, str | bool | None] = {
         name: shown[name] for name in ("participant_id", "referring_clinic", "clinician", "reason")
     }
     truth["referral_date"] = referred.isoformat()
-    if consent.truth is not None:
-        truth["consent"] = consent.truth
+    # None when the page says nothing either way: the bench then counts any value published.
+    truth["consent"] = consent.truth
     identifiers = {n: shown[n] for n in ("patient_name", "date_of_birth", "mrn", "phone")}
     identifiers |= {"address": shown["address"], "participant_id": shown["participant_id"]}
     identifiers |= {"clinician": clinician, "other_id_1": shown["other_id"]}

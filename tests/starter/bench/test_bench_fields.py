@@ -77,6 +77,20 @@ def test_bench_fields_tally_counts_wrong_confident_only_outside_review() -> None
     assert report["targets"]["wrong_confident_total"] == 1 and not report["targets"]["all_met"]
 
 
+def test_bench_fields_a_value_published_where_the_truth_is_unknown_is_wrong() -> None:
+    """A null truth (the page says nothing either way) is not expected; a consent published
+    for it counts wrong, wrong_confident outside review and consent_wrong; none counts nothing."""
+    truth = Truth("referral", {"consent": None, "participant_id": "P-00421"})
+    tally = Tally()
+    tally.add(truth, _read(DocType.REFERRAL, consent=True), "high", "published")
+    tally.add(truth, _read(DocType.REFERRAL, consent=False), "review", "published")
+    tally.add(truth, _read(DocType.REFERRAL, participant_id="P-00421"), "high", "published")
+    tally.add(truth, _read(DocType.REFERRAL, consent=True), "high", "review")
+    consent = tally.fields["consent"].figures()
+    assert (consent["expected"], consent["wrong"], consent["wrong_confident"]) == (0, 2, 1)
+    assert tally.consent_wrong == 2 and tally.fields["participant_id"].exact == 1
+
+
 def _unbarred(**readings: tuple[str | bool, float]) -> dict[str, FoundField]:
     return {
         n: FoundField(name=n, status="found", value=v, confidence=c)

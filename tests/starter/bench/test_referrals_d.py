@@ -50,16 +50,18 @@ def test_referrals_d_same_seed_and_index_same_pixels() -> None:
 
 def test_referrals_d_writes_valid_files_and_truth_for_every_family(tmp_path: Path) -> None:
     """Each file opens (a PNG page, or a two-page PDF) beside its truth in split held_out_d
-    (ISO date, boolean consent when there is evidence) and its identifiers apart."""
+    (ISO date, consent a boolean where there is evidence, else null) and its identifiers apart."""
     families = set()
     paths = write_set(tmp_path, 12, seed=3)
     for path in paths:
         record = json.loads(path.with_name(f"{path.stem}.fields.json").read_text())
         fields, drawn = record["fields"], record["drawn"]
         assert record["type"] == "referral" and drawn["split"] == SPLIT
-        assert set(fields) == _FIELDS - ({"consent"} if drawn["consent_as"] == "absent" else set())
+        assert set(fields) == _FIELDS
         date.fromisoformat(fields["referral_date"])
-        assert isinstance(fields.get("consent", False), bool)
+        # No evidence either way: null, which the bench scores as "no value may go out".
+        absent = drawn["consent_as"] == "absent"
+        assert fields["consent"] is None if absent else isinstance(fields["consent"], bool)
         assert set(identifiers_for(path)) >= _PATIENT
         if path.suffix == ".pdf":
             pdf = pypdfium2.PdfDocument(path)
