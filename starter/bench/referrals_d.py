@@ -15,9 +15,10 @@ a medication list, and a US intake sheet with month-first dates (its labels
 say so). Wordings, people, sites, identifier shapes and date styles are its
 own (``starter.bench.referrals_d_values``). Consent is a ticked box whose
 statement affirms or denies, an option pair, a sentence that affirms,
-refuses, negates or raises no objection, or absent (then the truth's consent is ``null``: a careful reader records it as
-unknown, and the bench counts any value published for it as wrong). Pages may be skewed,
-scanned dusty, photocopied or faxed (``starter.bench.referrals_d_page``).
+refuses, negates or raises no objection, or absent (then the truth's consent
+is ``null``: a careful reader records it as unknown, and the bench counts any
+value published for it as wrong). Pages may be skewed, scanned dusty,
+photocopied or faxed (``starter.bench.referrals_d_page``).
 
 Truth beside each file as ``<stem>.fields.json`` (the six referral fields,
 split ``held_out_d``); the patient's and every other person's identifiers
