@@ -173,8 +173,32 @@ def test_invalid_key_raises_value_error(store: ObjectStore) -> None:
     assert list(store.list("")) == []
 
 
-def test_create_race_threads_one_winner(store: ObjectStore) -> None:
+def _moto_decides_conditional_puts_atomically(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault-free stand-in for S3's own guarantee, said here because it is one.
+
+    moto looks for the key and then writes it, unlocked (``S3Response.put_object``),
+    so its threaded server can let two ``If-None-Match: *`` PUTs through on a loaded
+    machine; S3 decides a conditional write atomically. One lock around moto's handler
+    (the server runs in this process) gives the stand-in S3's semantics; what the race
+    then proves is the client's side: one 200, the rest 412 answered as False.
+    """
+    from moto.s3.responses import S3Response
+
+    lock, put = threading.Lock(), S3Response.put_object
+
+    def atomic(self: S3Response) -> Any:
+        with lock:
+            return put(self)
+
+    monkeypatch.setattr(S3Response, "put_object", atomic)
+
+
+def test_create_race_threads_one_winner(
+    store: ObjectStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Of 16 threads racing to create one key, exactly one wins and its bytes are stored."""
+    if isinstance(store, S3Store):
+        _moto_decides_conditional_puts_atomically(monkeypatch)
     barrier = threading.Barrier(RACERS)
     results: dict[int, bool] = {}
 
