@@ -61,6 +61,8 @@ class Anchor:
     end: int
     score: float
     tokens: tuple[Token, ...]
+    #: The label's wording as listed (``labels``), which it matched.
+    wording: str = ""
 
     @property
     def x0(self) -> int:
@@ -107,16 +109,18 @@ def _word_score(seen: str, wanted: str) -> float:
 
 def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> list[Anchor]:
     """Every label on every line, overlaps resolved in favour of the best, longest fit."""
-    wanted = {
-        (kind, tuple(fold(w) for w in variant.split()), variant.endswith(":"))
-        for kind, variants in labels.items()
-        for variant in variants
-    }
+    wanted = sorted(
+        {
+            (kind, tuple(fold(w) for w in variant.split()), variant.endswith(":"), variant)
+            for kind, variants in labels.items()
+            for variant in variants
+        }
+    )
     found: list[Anchor] = []
     for n, line in enumerate(lines):
         words = [fold(t.text) for t in line.tokens]
         for start in range(len(words)):
-            for kind, parts, colon in wanted:
+            for kind, parts, colon, variant in wanted:
                 score = _match(words, start, parts)
                 end = start + len(parts)
                 if score and not _together(line.tokens[start:end]):
@@ -124,7 +128,8 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
                 if colon and score and not _colon_or_alone(line.tokens, start, end):
                     score = 0.0
                 if score > 0:
-                    found.append(Anchor(kind, n, start, end, score, tuple(line.tokens[start:end])))
+                    printed = tuple(line.tokens[start:end])
+                    found.append(Anchor(kind, n, start, end, score, printed, variant))
     found.sort(key=lambda a: (-(a.score * (a.end - a.start)), -a.score, a.line, a.start, a.kind))
     kept: list[Anchor] = []
     for anchor in found:
