@@ -38,7 +38,7 @@ GENERIC = frozenset(
 AS_NEAR = 1.5
 _PHRASE_GAP = 2.0  # word heights: words further apart on a line are separate phrases
 _TITLE = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\.?$", re.I)
-_ID_SHAPE = re.compile(r"^[A-Za-z]{0,6}[-/.#]?[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[-/.][A-Za-z0-9]+)*$")
+_ID_SHAPE = re.compile(r"^[A-Za-z]{0,6}[-/.#_]?[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[-/._][A-Za-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def _identifiers(lines: Sequence[Line]) -> list[Rival]:
     found = []
     for line in lines:
         for tok in line.tokens:
-            word = tok.text.strip(".,;:()#")
+            word = tok.text.strip(".,;:()[]#")
             digits = sum(c.isdigit() for c in word)
             letters = sum(c.isalpha() for c in word)
             if digits >= 3 and letters <= 6 and _ID_SHAPE.match(word) and not dates_in(word):

@@ -32,8 +32,10 @@ IMPLAUSIBLE = 0.8
 _LINKING = frozenset({"is", "was", "of", "no", "no.", "number", "=", "-", ":"})
 #: A label's words followed by one of these are a sentence's, not a label's value.
 _VERBS = frozenset({"is", "was", "are", "were", "has", "have", "had", "will", "would"})
-_ID_PIECE = re.compile(r"^[-/.]?[A-Z0-9]*\d[A-Z0-9]*[).,;]?$|^[-/.][A-Z0-9]{1,3}[).,;]?$|^[-/.]$")
-_ID = re.compile(r"^[A-Za-z]{0,6}[#]?[A-Za-z0-9]*(?:[-/. ]?[A-Za-z0-9]+)*$")
+_ID_PIECE = re.compile(
+    r"^[-/._]?[A-Z0-9]*\d[A-Z0-9]*[).,;]?$|^[-/._][A-Z0-9]{1,3}[).,;]?$|^[-/._]$"
+)
+_ID = re.compile(r"^[A-Za-z]{0,6}[#]?[A-Za-z0-9]*(?:[-/._ ]?[A-Za-z0-9]+)*$")
 _TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?", re.I)
 
 
@@ -47,7 +49,8 @@ def date(tokens: Sequence[Token]) -> Parsed | None:
 
 
 def identifier_value(tokens: Sequence[Token]) -> Parsed | None:
-    """An identifier as printed, its pieces rejoined ("P630 306", "PT-0421 -A", "SUB/2291-07")."""
+    """An identifier as printed, its pieces rejoined ("P630 306", "PT-0421 -A", "SUB/2291-07"),
+    any separator people print (``-/._`` or a space) and the brackets around it left out."""
     rest = list(tokens)
     while rest[1:] and rest[0].text.lower() in _LINKING:
         rest.pop(0)
@@ -57,7 +60,8 @@ def identifier_value(tokens: Sequence[Token]) -> Parsed | None:
         if not close or not _ID_PIECE.match(tok.text) or used[-1].text.endswith((")", ",", ";")):
             break
         used.append(tok)
-    value = identifier(_rejoined(used)).rstrip(").,;")
+    # "(P-0042)", "[SUB-7]": brackets printed around an identifier are not part of it.
+    value = identifier(_rejoined(used)).lstrip("([").rstrip(").,;]")
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
     if not _ID.match(value) or digits < 3 or letters > 6 or len(value) > 24 or dates_in(value):
