@@ -146,8 +146,7 @@ def _best(found: list[Candidate], parser: Parser, others: Sequence[Rival]) -> Re
         sure = cand.anchor.score * geometry * quality
         rank = ("right", "below", "far", "wrapped").index(place)
         field = "referral_date" if cand.anchor.kind == "plain_date" else cand.anchor.kind
-        same_line = cand.method == "anchor:right-of"
-        doubt = contested(field, value, used, cand.anchor, same_line, others)
+        doubt = contested(field, value, used, cand.anchor, place == "right", others)
         reading = Reading(value, tuple(used), sure, cand.method, contested=doubt)
         ranked.append((rank, -sure, reading))
     return min(ranked, key=lambda r: r[:2])[2] if ranked else None

@@ -8,8 +8,9 @@ A rival another label points at (the date beside "DOB", the number beside
 label singles its value out only when it names the field itself (not a
 generic "Date:", "Clinician:" or "Signed:"), was read as printed (not one
 or two letters off), and points at the value more nearly than at any rival:
-the value right of it on its own line, or, under it or starting the next
-line, with no rival of another value about as near. A reading whose label
+the value close right of it on its own line, or, under it, far right of it
+(a list's value column) or starting the next line, with no rival of another
+value about as near. A reading whose label
 does not is *contested*, and never clears its bar (``choose``).
 
 Free text (a clinic's name, a reason) has no type to have rivals of.
@@ -86,12 +87,12 @@ def contested(
     value: object,
     tokens: Sequence[Token],
     anchor: Anchor,
-    same_line: bool,
+    close: bool,
     found: Sequence[Rival],
 ) -> bool:
     """Whether rivals of another value stand where ``anchor`` could point as well.
 
-    ``same_line``: the value sits right of the label on its own line, where
+    ``close``: the value sits close right of the label on its own line, where
     the label points and no rival is nearer (the value is the first words).
     """
     own = key(field, value)
@@ -100,7 +101,7 @@ def contested(
         return False
     if anchor.kind == "plain_date" or anchor.wording in GENERIC or anchor.score < 1.0:
         return True
-    if same_line:
+    if close:
         return False
     reach = AS_NEAR * _distance(anchor, tokens) + 1.0
     return any(_distance(anchor, r.tokens) <= reach for r in others)

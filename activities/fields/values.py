@@ -36,6 +36,21 @@ _ID_PIECE = re.compile(
     r"^[-/._]?[A-Z0-9]*\d[A-Z0-9]*[).,;]?$|^[-/._][A-Z0-9]{1,3}[).,;]?$|^[-/._]$"
 )
 _ID = re.compile(r"^[A-Za-z]{0,6}[#]?[A-Za-z0-9]*(?:[-/._ ]?[A-Za-z0-9]+)*$")
+#: Words of a role or a heading, never of a clinician's name.
+_ROLES = frozenset(
+    (
+        *("consultant", "doctor", "physician", "clinician", "practitioner", "nurse", "surgeon"),
+        *("gp", "registrar", "referrer", "receiving", "referring", "details", "name", "patient"),
+    )
+)
+#: Words of an institution: a clinic's name holds one ("Castlegate Surgery").
+_INSTITUTIONS = frozenset(
+    (
+        *("clinic", "clinics", "practice", "surgery", "centre", "center", "hospital", "medical"),
+        *("medicine", "health", "healthcare", "group", "unit", "service", "services", "infirmary"),
+        *("partnership", "trust", "institute", "foundation", "polyclinic", "dispensary"),
+    )
+)
 _TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?", re.I)
 
 
@@ -106,7 +121,12 @@ def reason(tokens: Sequence[Token]) -> Parsed | None:
 
 
 def person(tokens: Sequence[Token]) -> Parsed | None:
-    """A clinician's name: free text of two to five words, no digits, a capital to start."""
+    """A clinician's name: free text of two to five words, no digits, a capital to start.
+
+    Without a title, words a dictionary knows throughout ("Receiving Consultant",
+    "Patient Details") or a role's word are a heading's, as likely as a name's:
+    read, but too unsure to publish.
+    """
     parsed = text(tokens)
     if parsed is None:
         return None
@@ -114,12 +134,21 @@ def person(tokens: Sequence[Token]) -> Parsed | None:
     words = value.split()
     if any(c.isdigit() for c in value) or not 2 <= len(words) <= 5 or not value[:1].isupper():
         return None
-    return value, parsed[1], parsed[2] * (1.0 if _TITLED.match(value) else 0.97)
+    if _TITLED.match(value):
+        return value, parsed[1], parsed[2]
+    bare = [w.strip(".,'").lower() for w in words]
+    named = any(w.isalpha() and not english(w) for w in bare) and not set(bare) & _ROLES
+    return value, parsed[1], parsed[2] * (0.97 if named else IMPLAUSIBLE)
 
 
 def place(tokens: Sequence[Token]) -> Parsed | None:
-    """A clinic's name: free text of at most eight words, no more than a house number in it."""
+    """A clinic's name: free text of at most eight words, no more than a house number in it.
+
+    A name with no word of an institution in it ("Cardiology", "Level 3") may be a
+    department, a ward or a neighbouring cell: read, but too unsure to publish.
+    """
     parsed = text(tokens)
     if parsed is None or len(str(parsed[0]).split()) > 8:
         return None
-    return parsed
+    words = set(re.findall(r"[a-z]+", str(parsed[0]).lower()))
+    return parsed if words & _INSTITUTIONS else (parsed[0], parsed[1], IMPLAUSIBLE * parsed[2])

@@ -145,3 +145,29 @@ def test_new_label_wordings_are_read() -> None:
     assert read["participant_id"] == "SUB-0042"
     assert read["reason"] == "Persistent cough"
     assert read["referral_date"] == "2026-03-14"
+
+
+def test_a_heading_read_as_an_untitled_name_is_not_published() -> None:
+    """ "Referring clinician   Receiving Consultant": dictionary words throughout, no title."""
+    found = _fields("Referring clinician: Receiving Consultant")["clinician"]
+    assert (found.status, found.value) == ("review", None)
+
+
+def test_an_untitled_name_with_a_surname_is_published() -> None:
+    """ "Referred by: Siobhan Okafor": a word no dictionary knows reads as a name."""
+    found = _fields("Referred by: Siobhan Okafor")["clinician"]
+    assert (found.status, found.value) == ("found", "Siobhan Okafor")
+
+
+def test_a_clinic_with_no_institution_word_is_not_published() -> None:
+    """ "Referring clinic: Cardiology Outpatients": a department, maybe, not surely a clinic."""
+    found = _fields("Referring clinic: Cardiology Outpatients")["referring_clinic"]
+    assert (found.status, found.value) == ("review", None)
+
+
+def test_a_date_far_right_of_its_label_with_a_rival_as_near_goes_to_review() -> None:
+    """A list's value column: "Referral date        14/03/2026" with a loose date on the next
+    line nearer the label than the value is: the label does not single either out."""
+    page = placed([[("Referral", 100), ("date", 280), ("14/03/2026", 560)], [("21/04/2026", 400)]])
+    found = extract([page], declared=DocType.REFERRAL).fields["referral_date"]
+    assert (found.status, found.value) == ("review", None)
