@@ -133,8 +133,6 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         "Referred from",
         "Sending clinic",
         "Source clinic",
-        "Site name",
-        "Department name",
         "Clinic name",
         "Practice name",
         "GP practice",

@@ -32,6 +32,8 @@ GENERIC = frozenset(
     (
         *("Date:", "Dated", "Dated:", "Participant:", "Clinician:", "GP:", "Doctor:"),
         *("Signed:", "Clinic:", "Practice:", "Surgery:", "Reason", "Problem:", "Indication"),
+        # Who signed, or who is responsible, need not be who refers (a secretary "p.p.").
+        *("Signed by", "Responsible clinician", "Clinician name"),
     )
 )
 #: A rival this many times as far from the label as the value (plus one label height)
