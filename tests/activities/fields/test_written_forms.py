@@ -73,3 +73,41 @@ def test_a_value_centred_under_its_label_is_read_below_it() -> None:
     )
     found = extract([page], declared=DocType.REFERRAL).fields["participant_id"]
     assert (found.status, found.value, found.method) == ("found", "SUB-7123", "anchor:below")
+
+
+@pytest.mark.parametrize(
+    ("row", "value"),
+    [
+        ("Consent to data sharing: declined", False),
+        ("Information sharing consent: Yes", True),
+        ("Sharing consent: withdrawn", False),
+        ("Consent recorded: Y", True),
+    ],
+)
+def test_consent_label_wordings_give_their_answer(row: str, value: bool) -> None:
+    """Consent labels as other forms word them: the one answer written after them."""
+    found = _fields(row)["consent"]
+    assert (found.status, found.value) == ("found", value)
+
+
+def test_consent_given_then_withdrawn_is_review() -> None:
+    """A form's "Yes" and a later sentence withdrawing consent conflict: nobody guesses."""
+    found = _fields("Consent to share: Yes", "The patient later withdrew consent to share.")
+    assert (found["consent"].status, found["consent"].value) == ("review", None)
+
+
+def test_classify_a_fax_cover_of_a_referral_as_a_referral() -> None:
+    """A fax's header words ("To", "From", "Pages") lose to a letter's clinical and consent
+    words when the letter is a referral's."""
+    page = flowing(
+        [
+            "FAX",
+            "To: Study coordinator",
+            "From: St Anne's Health Centre",
+            "Pages: 2",
+            "Dear colleague, please see this patient, diagnosed with asthma in 2019.",
+            "Her medication and allergies are listed overleaf.",
+            "She gave permission to share these notes with the consultant.",
+        ]
+    )
+    assert extract([page]).classification.type == DocType.REFERRAL
