@@ -25,7 +25,7 @@ from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
 from activities.fields.layout import Line, Token, joined, near, stamps
 from activities.fields.normalise import edit_distance, plain_text
-from activities.fields.rivals import Rival, contested, rivals, unexplained
+from activities.fields.rivals import Rival, claimed, contested, rivals, unexplained
 from activities.fields.values import Parser
 from custody.fields import FieldValueType, FoundField
 from custody.models import PageText
@@ -100,8 +100,9 @@ def _readings(
     """One reading per label of the field, and whether any label was seen."""
     own = [a for a in anchors if a.kind == name]
     field = "referral_date" if name == "plain_date" else name
-    found = unexplained(field, rivals(field, lines), lines, anchors)
-    readings = [_best(candidates(anchor, lines, anchors), parser, found) for anchor in own]
+    taken = claimed(field, lines, anchors)
+    found = unexplained(rivals(field, lines), taken)
+    readings = [_best(candidates(anchor, lines, anchors), parser, found, taken) for anchor in own]
     return [_stamped(r, overprinted) for r in readings if r is not None], bool(own)
 
 
@@ -130,7 +131,9 @@ def _stamped(reading: Reading, overprinted: list[Token]) -> Reading:
     return _weaker(reading, STAMPED) if near(reading.tokens, overprinted) else reading
 
 
-def _best(found: list[Candidate], parser: Parser, others: Sequence[Rival]) -> Reading | None:
+def _best(
+    found: list[Candidate], parser: Parser, others: Sequence[Rival], taken: frozenset[Token]
+) -> Reading | None:
     """The anchor's one reading: close right of it, else below it, else far right of it."""
     parsed_all = [(cand, parser(cand.tokens)) for cand in found]
     # Only a value that parses under the label makes its far-right neighbour doubtful.
@@ -146,7 +149,10 @@ def _best(found: list[Candidate], parser: Parser, others: Sequence[Rival]) -> Re
         sure = cand.anchor.score * geometry * quality
         rank = ("right", "below", "far", "wrapped").index(place)
         field = "referral_date" if cand.anchor.kind == "plain_date" else cand.anchor.kind
-        doubt = contested(field, value, used, cand.anchor, place == "right", others)
+        # Words another label points at too are claimed twice: which field's is unsure.
+        doubt = bool(set(used) & taken) or contested(
+            field, value, used, cand.anchor, place == "right", others
+        )
         reading = Reading(value, tuple(used), sure, cand.method, contested=doubt)
         ranked.append((rank, -sure, reading))
     return min(ranked, key=lambda r: r[:2])[2] if ranked else None

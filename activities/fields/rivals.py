@@ -4,7 +4,10 @@ A referral holds several dates (birth, appointment, fax, the letter's own),
 several identifiers (NHS number, MRN, phone and fax numbers) and several
 names (the GP, the consultant it is addressed to, the clinician who signs).
 A rival another label points at (the date beside "DOB", the number beside
-"MRN") is explained by that label and competes no more. Among the rest, a
+"MRN") is explained by that label and competes no more; a value another
+label points at as well is claimed twice, and is contested. A name printed
+twice and spelt two ways ("Dr A. Okafor" and "Dr A. Okafur") is contested
+too: one of the two is misread, and OCR is often sure of a misread. Among the rest, a
 label singles its value out only when it names the field itself (not a
 generic "Date:", "Clinician:" or "Signed:"), was read as printed (not one
 or two letters off), and points at the value more nearly than at any rival:
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 
 from activities.fields.anchors import Anchor, candidates
 from activities.fields.layout import Line, Token, joined
-from activities.fields.normalise import dates_in
+from activities.fields.normalise import dates_in, edit_distance
 
 #: Labels that name a kind of value but not which one of the page's values it is.
 GENERIC = frozenset(
@@ -71,17 +74,22 @@ def key(field: str, value: object) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower()) if field == "participant_id" else text
 
 
-def unexplained(
-    field: str, found: Sequence[Rival], lines: Sequence[Line], anchors: Sequence[Anchor]
-) -> list[Rival]:
-    """The rivals no other field's label (or distractor's) points at."""
+def claimed(field: str, lines: Sequence[Line], anchors: Sequence[Anchor]) -> frozenset[Token]:
+    """The words other fields' labels (and distractors') point at."""
     kinds = {field, "plain_date"} if field == "referral_date" else {field}
-    claimed: set[Token] = set()
+    words: set[Token] = set()
     for anchor in anchors:
         if anchor.kind not in kinds:
             for cand in candidates(anchor, lines, anchors):
-                claimed.update(cand.tokens)
-    return [r for r in found if not set(r.tokens) & claimed]
+                # A wrapped value is prose's; a grid's last label "wraps" to the next row.
+                if cand.method != "anchor:wrapped":
+                    words.update(cand.tokens)
+    return frozenset(words)
+
+
+def unexplained(found: Sequence[Rival], others: frozenset[Token]) -> list[Rival]:
+    """The rivals none of the words ``others`` (``claimed``) explains."""
+    return [r for r in found if not set(r.tokens) & others]
 
 
 def contested(
@@ -99,6 +107,8 @@ def contested(
     """
     own = key(field, value)
     others = [r for r in found if r.key != own and not set(r.tokens) & set(tokens)]
+    if field == "clinician" and any(_misspelt(own, r.key) for r in others):
+        return True  # the name printed twice, spelt two ways: one of them is misread
     if not others:
         return False
     if anchor.kind == "plain_date" or anchor.wording in GENERIC or anchor.score < 1.0:
@@ -107,6 +117,11 @@ def contested(
         return False
     reach = AS_NEAR * _distance(anchor, tokens) + 1.0
     return any(_distance(anchor, r.tokens) <= reach for r in others)
+
+
+def _misspelt(a: str, b: str) -> bool:
+    """Two surnames a letter or two apart: one name, one of its readings misread."""
+    return len(a) >= 4 and len(b) >= 4 and 0 < edit_distance(a, b) <= 2
 
 
 def _distance(anchor: Anchor, tokens: Sequence[Token]) -> float:

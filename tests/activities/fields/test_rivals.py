@@ -171,3 +171,24 @@ def test_a_date_far_right_of_its_label_with_a_rival_as_near_goes_to_review() -> 
     page = placed([[("Referral", 100), ("date", 280), ("14/03/2026", 560)], [("21/04/2026", 400)]])
     found = extract([page], declared=DocType.REFERRAL).fields["referral_date"]
     assert (found.status, found.value) == ("review", None)
+
+
+def test_a_value_two_labels_point_at_goes_to_review() -> None:
+    """A date under "Referral date" and right of "Born:" is claimed twice: whose is unsure."""
+    page = placed(
+        [[("Referral", 200), ("date", 380)], [("Born:", 100), ("14/03/2026", 220)]], dy=45
+    )
+    found = extract([page], declared=DocType.REFERRAL).fields["referral_date"]
+    assert (found.status, found.value) == ("review", None)
+
+
+def test_a_name_spelt_two_ways_goes_to_review() -> None:
+    """ "Referred by: Dr Anna Okafor" and a signature "Dr Anna Okafur": one is misread."""
+    fields = _fields("Referred by: Dr Anna Okafor", "Yours sincerely,", "Dr Anna Okafur")
+    assert (fields["clinician"].status, fields["clinician"].value) == ("review", None)
+
+
+def test_a_name_spelt_the_same_twice_is_published() -> None:
+    """The label's name and the signature agree: nothing contests it."""
+    fields = _fields("Referred by: Dr Anna Okafor", "Yours sincerely,", "Dr Anna Okafor")
+    assert (fields["clinician"].status, fields["clinician"].value) == ("found", "Dr Anna Okafor")
