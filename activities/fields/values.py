@@ -123,10 +123,14 @@ def reason(tokens: Sequence[Token]) -> Parsed | None:
 def person(tokens: Sequence[Token]) -> Parsed | None:
     """A clinician's name: free text of two to five words, no digits, a capital to start.
 
-    Without a title, words a dictionary knows throughout ("Receiving Consultant",
-    "Patient Details") or a role's word are a heading's, as likely as a name's:
-    read, but too unsure to publish.
+    A comma ends the name ("Dr A. Jones, Castlegate Surgery"). Words of a role or
+    an institution left in it ("Dr Jones GP", "Receiving Consultant"), or, without a
+    title, dictionary words throughout ("Patient Details"), are a heading's or a
+    neighbour's as likely as a name's: read, but too unsure to publish.
     """
+    cut = next((i for i, t in enumerate(tokens) if t.text.endswith(",")), None)
+    if cut is not None and cut >= 1:
+        tokens = tokens[: cut + 1]
     parsed = text(tokens)
     if parsed is None:
         return None
@@ -134,10 +138,12 @@ def person(tokens: Sequence[Token]) -> Parsed | None:
     words = value.split()
     if any(c.isdigit() for c in value) or not 2 <= len(words) <= 5 or not value[:1].isupper():
         return None
+    bare = [w.strip(".,'()").lower() for w in words]
+    if set(bare) & (_ROLES | _INSTITUTIONS):
+        return value, parsed[1], parsed[2] * IMPLAUSIBLE
     if _TITLED.match(value):
         return value, parsed[1], parsed[2]
-    bare = [w.strip(".,'").lower() for w in words]
-    named = any(w.isalpha() and not english(w) for w in bare) and not set(bare) & _ROLES
+    named = any(w.isalpha() and not english(w) for w in bare)
     return value, parsed[1], parsed[2] * (0.97 if named else IMPLAUSIBLE)
 
 

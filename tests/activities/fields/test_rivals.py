@@ -192,3 +192,15 @@ def test_a_name_spelt_the_same_twice_is_published() -> None:
     """The label's name and the signature agree: nothing contests it."""
     fields = _fields("Referred by: Dr Anna Okafor", "Yours sincerely,", "Dr Anna Okafor")
     assert (fields["clinician"].status, fields["clinician"].value) == ("found", "Dr Anna Okafor")
+
+
+def test_a_comma_ends_a_clinicians_name() -> None:
+    """ "Referred by: Dr A. Jones, Castlegate Surgery": the name, not the clinic after it."""
+    found = _fields("Referred by: Dr A. Jones, Castlegate Surgery")["clinician"]
+    assert (found.status, found.value) == ("found", "Dr A. Jones")
+
+
+def test_a_name_with_a_role_word_in_it_is_not_published() -> None:
+    """ "Referred by: Dr Anna Jones GP": the role run into the name makes it unsure."""
+    found = _fields("Referred by: Dr Anna Jones GP")["clinician"]
+    assert (found.status, found.value) == ("review", None)
