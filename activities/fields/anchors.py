@@ -10,8 +10,10 @@ distractor's label (DOB, MRN, fax date) ends the value of the field before it.
 
 A value may sit right of its label on its line (close, or far off in a list's
 value column), under it in its column (boxed grids and banner tables print the
-label above), or, where the label ends a line of prose, at the start of the
-next line (a letter's sentence wrapped).
+label above; a value centred or indented under the label's width counts),
+or, where the label ends a line of prose, at the start of the next line (a
+letter's sentence wrapped). A bracketed note after a label ("(if known)") is
+skipped.
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ _SAME = {
     "pt": "patient",
     "pat": "patient",
     "dt": "date",
+    "appt": "appointment",
+    "subj": "subject",
+    "ppt": "participant",
+    "ptcpt": "participant",
+    "hosp": "hospital",
+    "dept": "department",
+    "org": "organisation",
+    "refg": "referring",
+    "reqg": "requesting",
     "reference": "ref",
     "enrollment": "enrolment",
     "randomization": "randomisation",
@@ -61,6 +72,8 @@ class Anchor:
     end: int
     score: float
     tokens: tuple[Token, ...]
+    #: The label's wording as listed (``labels``), which it matched.
+    wording: str = ""
 
     @property
     def x0(self) -> int:
@@ -107,16 +120,18 @@ def _word_score(seen: str, wanted: str) -> float:
 
 def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> list[Anchor]:
     """Every label on every line, overlaps resolved in favour of the best, longest fit."""
-    wanted = {
-        (kind, tuple(fold(w) for w in variant.split()), variant.endswith(":"))
-        for kind, variants in labels.items()
-        for variant in variants
-    }
+    wanted = sorted(
+        {
+            (kind, tuple(fold(w) for w in variant.split()), variant.endswith(":"), variant)
+            for kind, variants in labels.items()
+            for variant in variants
+        }
+    )
     found: list[Anchor] = []
     for n, line in enumerate(lines):
         words = [fold(t.text) for t in line.tokens]
         for start in range(len(words)):
-            for kind, parts, colon in wanted:
+            for kind, parts, colon, variant in wanted:
                 score = _match(words, start, parts)
                 end = start + len(parts)
                 if score and not _together(line.tokens[start:end]):
@@ -124,7 +139,8 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
                 if colon and score and not _colon_or_alone(line.tokens, start, end):
                     score = 0.0
                 if score > 0:
-                    found.append(Anchor(kind, n, start, end, score, tuple(line.tokens[start:end])))
+                    printed = tuple(line.tokens[start:end])
+                    found.append(Anchor(kind, n, start, end, score, printed, variant))
     found.sort(key=lambda a: (-(a.score * (a.end - a.start)), -a.score, a.line, a.start, a.kind))
     kept: list[Anchor] = []
     for anchor in found:
@@ -182,7 +198,7 @@ def _stop(line: int, after: int, anchors: Sequence[Anchor], default: int) -> int
 def _right_of(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate | None:
     line = lines[anchor.line]
     stop = _stop(anchor.line, anchor.end, anchors, len(line.tokens))
-    after = line.tokens[anchor.end : stop]
+    after = _past_a_note(line.tokens[anchor.end : stop])
     run = _run(_words_from(after), anchor.height)
     if not run:
         return None
@@ -204,6 +220,14 @@ def _below(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> 
         if line.cy - origin.cy < 0.5 * h:
             continue  # the same row, further right (a column read before this one)
         firsts = [i for i, t in enumerate(line.tokens) if abs(t.x0 - anchor.x0) <= 1.5 * h]
+        # A value centred or indented in its cell starts a phrase under the label's width.
+        firsts = firsts or [
+            i
+            for i, t in enumerate(line.tokens)
+            if t.x0 < anchor.x1
+            and anchor.x0 < t.x1
+            and (i == 0 or t.x0 - line.tokens[i - 1].x1 > _WIDE * h)
+        ]
         if not firsts:
             continue
         first = firsts[0]
@@ -232,6 +256,22 @@ def _wrapped(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -
     return (
         Candidate(anchor, tuple(run), "anchor:wrapped", (after.cy - line.cy) / h) if run else None
     )
+
+
+def _past_a_note(tokens: Sequence[Token]) -> Sequence[Token]:
+    """``tokens`` past a note printed after a label: "Study ID (if applicable): SUB-7".
+
+    A bracketed run of words with no digit in it, closed within five words, is the
+    form's note to whoever fills it in; a bracketed identifier ("(P-0042)") is a value.
+    """
+    if not tokens or not tokens[0].text.startswith(("(", "[")):
+        return tokens
+    for i, tok in enumerate(tokens[:5]):
+        if any(c.isdigit() for c in tok.text):
+            return tokens
+        if tok.text.rstrip(":").endswith((")", "]")):
+            return tokens[i + 1 :]
+    return tokens
 
 
 def _words_from(tokens: Sequence[Token]) -> Sequence[Token]:

@@ -4,6 +4,15 @@ Each way a field was read gives a ``Reading`` (value, where, how sure). The
 surest one is the field's value only if it clears the field's bar and no
 other reading nearly as sure says something else; otherwise the field needs
 review and carries no value at all, so a guess is never published.
+
+Two kinds of reading never clear a bar, whatever their words' confidence,
+because nothing on the page says the value is this field's: one found by
+position alone (a letter's date line, a signature, a heading; ``anchored``
+false), and one whose label does not single it out among rivals of its type
+(``contested``: several dates, identifiers or names on the page, and the
+label generic, misread, or not beside the value). Both are held at
+``UNSINGLED``, below every bar (``referral.BARS``), so they go to review
+with their value kept for the reviewer's eyes only.
 """
 
 from __future__ import annotations
@@ -19,6 +28,9 @@ from custody.fields import FieldStatus, FieldValueType, FoundField
 CONFLICT_SHARE = 0.8
 #: No reading built from heuristics is certain: the most any field reports.
 MOST = 0.99
+#: The most a reading may be that no label singles out (by position alone, or among
+#: rivals of its type): below every field's bar, so it always goes to review.
+UNSINGLED = 0.85
 
 
 @dataclass(frozen=True)
@@ -27,6 +39,15 @@ class Reading:
     tokens: tuple[Token, ...]
     confidence: float
     method: str
+    #: Read beside a label (or a sentence's cue for the field), not by position alone.
+    anchored: bool = True
+    #: Rivals of the value's type stand where the label could point as well.
+    contested: bool = False
+
+    @property
+    def singled_out(self) -> bool:
+        """Whether the page's evidence names this value as the field's, and no rival."""
+        return self.anchored and not self.contested
 
     def box(self) -> list[int]:
         return span(list(self.tokens))
@@ -36,13 +57,15 @@ def decide(name: str, readings: Sequence[Reading], bar: float, *, seen: bool) ->
     """The field from its readings; ``seen``: a label was found even if no value was read."""
     if not readings:
         return FoundField(name=name, status="review" if seen else "missing")
-    ranked = sorted(readings, key=lambda r: -r.confidence)
+    # A reading no label singles out ranks as what it may be (UNSINGLED at most), so a
+    # labelled one OCR was a little less sure of is still preferred to it.
+    ranked = sorted(readings, key=lambda r: (-_most(r), -r.confidence))
     best = ranked[0]
     rival = any(
         _key(r.value) != _key(best.value) and r.confidence >= CONFLICT_SHARE * best.confidence
         for r in ranked[1:]
     )
-    confidence = round(min(MOST, max(0.0, best.confidence)), 4)
+    confidence = round(_most(best), 4)
     status: FieldStatus = "review" if rival or confidence < bar else "found"
     return FoundField(
         name=name,
@@ -53,6 +76,11 @@ def decide(name: str, readings: Sequence[Reading], bar: float, *, seen: bool) ->
         confidence=confidence,
         method=best.method,
     )
+
+
+def _most(reading: Reading) -> float:
+    """The reading's confidence as it may be published: UNSINGLED at most unless singled out."""
+    return min(MOST if reading.singled_out else UNSINGLED, max(0.0, reading.confidence))
 
 
 def _key(value: FieldValueType) -> str:

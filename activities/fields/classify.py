@@ -56,6 +56,17 @@ CUES: dict[DocType, frozenset[str]] = {
             "born",
             "medical",
             "concern",
+            # Clinical and consent words of letters from other hands (issue #27, round 3).
+            "consultant",
+            "referrer",
+            "nurse",
+            "centre",
+            "healthcare",
+            "allergies",
+            "medication",
+            "diagnosed",
+            "outpatients",
+            "permission",
         ]
     ),
     DocType.RECEIPT: frozenset(

@@ -1,12 +1,15 @@
 """Where a letter puts what a form labels: its date, its signature, the reason in a sentence.
 
-Read only when no label gives the field (``referral``), and less surely than a
-label: the letter's date is a line that is a date and nothing else, above the
-salutation; the clinician is the name under the closing ("Yours sincerely");
-the reason is the phrase after a referral's usual words for it ("regarding",
-"who presents with") up to the end of its sentence; a fax cover's or a memo's
-"From:" names the clinic, the clinician or both, a comma between them. A page
-with two such dates, or two names, gives two readings, which disagree: review.
+Read only when no label gives the field (``referral``). The letter's date,
+its signature and a "From:" line are found by position alone, so they never
+clear a bar (``choose.UNSINGLED``: a reviewer sees them); the reason's cue
+names the field, as a label does. The letter's date is a line that is a
+date and nothing else, above the salutation; the clinician is the name
+under the closing ("Yours sincerely"); the reason is the phrase after a
+referral's usual words for it ("regarding", "who presents with") up to the
+end of its sentence; a fax cover's or a memo's "From:" names the clinic,
+the clinician or both, a comma between them. A page with two such dates,
+or two names, gives two readings, which disagree: review.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ def letter_dates(lines: Sequence[Line]) -> list[Reading]:
             hit = _only_a_date(phrase.text)
             if hit is not None:
                 sure = DATE_LINE * (0.8 if hit.repaired else 1.0) * ocr_confidence(phrase.tokens)
-                found.append(Reading(hit.iso, phrase.tokens, sure, "letter:date"))
+                found.append(Reading(hit.iso, phrase.tokens, sure, "letter:date", anchored=False))
     return found
 
 
@@ -91,9 +94,10 @@ def signatures(lines: Sequence[Line]) -> list[Reading]:
             checked = values.person(after.tokens)
             if _NAME.match(text) and checked is not None and not roles:
                 sure = SIGNATURE * checked[2]
-                found.append(
-                    Reading(str(checked[0]), tuple(after.tokens), sure, "letter:signature")
+                reading = Reading(
+                    str(checked[0]), tuple(after.tokens), sure, "letter:signature", anchored=False
                 )
+                found.append(reading)
                 break
     return found
 
@@ -136,9 +140,9 @@ def senders(lines: Sequence[Line], anchors: Sequence[Anchor], field: str) -> lis
                 checked = parse(part)
                 if checked is not None:
                     sure = SENDER * checked[2]
-                    found.append(
-                        Reading(str(checked[0]).rstrip(","), tuple(part), sure, "letter:from")
-                    )
+                    value = str(checked[0]).rstrip(",")
+                    # "From:" says who sent it, not which part is the clinic: position decides.
+                    found.append(Reading(value, tuple(part), sure, "letter:from", anchored=False))
     return found
 
 

@@ -37,10 +37,24 @@ _DMY = re.compile(
     rf"({_NUM}{{4}}(?=\d{{1,2}}:\d{{2}})|{_NUM}{{4}}(?![0-9])|{_NUM}{{2}}(?![0-9]))"
 )
 _D_MON_Y = re.compile(
-    r"(?<![0-9])(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?[\s\-./]*([A-Za-z]{3,9})\.?[\s\-./,]*"
-    r"(\d{4}|\d{2})(?![0-9])"
+    r"(?<![0-9])(\d{1,2})(?:st|nd|rd|th)?(?:\s+day)?(?:\s+of)?[\s\-./]*([A-Za-z]{3,9})\.?"
+    r"[\s\-./,]*['\u2019]?(\d{4}|\d{2})(?![0-9])"
 )
+#: A month in Roman numerals between day and year, as European letters print it (3.iii.2026).
+_D_ROMAN_Y = re.compile(
+    r"(?<![0-9A-Za-z])(\d{1,2})\s*([-/.])\s*(xii|xi|x|ix|viii|vii|vi|v|iv|iii|ii|i)\s*\2\s*"
+    r"(\d{4}|\d{2})(?![0-9A-Za-z])",
+    re.I,
+)
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
 _MON_D_Y = re.compile(r"([A-Za-z]{3,9})\.?\s*(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(\d{4})(?![0-9])")
+_STYLES = (
+    (_ISO, "ymd"),
+    (_DMY, "dmy"),
+    (_D_ROMAN_Y, "dmy"),
+    (_D_MON_Y, "dMy"),
+    (_MON_D_Y, "Mdy"),
+)
 _DIGIT_FIXES = str.maketrans({"O": "0", "o": "0", "l": "1", "I": "1", "|": "1"})
 _AMOUNT = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)[.,](\d{2})(?![\d])")
 _TRIM = " \t:;,.'\"-_|"
@@ -57,11 +71,15 @@ class DateHit:
 def dates_in(text: str) -> list[DateHit]:
     """Every date printed in ``text``, in order, each as an ISO string."""
     hits: list[DateHit] = []
-    for pattern, order in ((_ISO, "ymd"), (_DMY, "dmy"), (_D_MON_Y, "dMy"), (_MON_D_Y, "Mdy")):
+    for pattern, order in _STYLES:
         for m in pattern.finditer(text):
             if any(h.start < m.end() and m.start() < h.end for h in hits):
                 continue  # one stretch of text is one date, read by the first style that fits
-            parts = tuple(g for i, g in enumerate(m.groups()) if not (pattern is _DMY and i == 1))
+            parts = m.groups()
+            if pattern in (_DMY, _D_ROMAN_Y):
+                parts = (parts[0], parts[2], parts[3])  # the separator is no part of the date
+            if pattern is _D_ROMAN_Y:
+                parts = (parts[0], str(_ROMAN.index(parts[1].lower()) + 1), parts[2])
             hit = _read(parts, order, m.start(), m.end())
             if hit is not None:
                 hits.append(hit)

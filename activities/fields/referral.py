@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from activities.fields import letter, values
+from activities.fields import letter, sentences, values
 from activities.fields.anchors import Anchor, Candidate, candidates, find_anchors
 from activities.fields.choose import Reading, decide
 from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
 from activities.fields.layout import Line, Token, joined, near, stamps
 from activities.fields.normalise import edit_distance, plain_text
+from activities.fields.rivals import Rival, claimed, contested, rivals, unexplained
 from activities.fields.values import Parser
 from custody.fields import FieldValueType, FoundField
 from custody.models import PageText
@@ -78,6 +80,7 @@ def read_referral(
     fields = {}
     for name, parser in PARSERS.items():
         readings, seen = _readings(name, parser, lines, anchors, overprinted)
+        readings += sentences.readings(name, lines)
         if not readings:
             readings = _unlabelled(name, lines, anchors, overprinted)
         if name == "referring_clinic":
@@ -96,7 +99,10 @@ def _readings(
 ) -> tuple[list[Reading], bool]:
     """One reading per label of the field, and whether any label was seen."""
     own = [a for a in anchors if a.kind == name]
-    readings = [_best(candidates(anchor, lines, anchors), parser) for anchor in own]
+    field = "referral_date" if name == "plain_date" else name
+    taken = claimed(field, lines, anchors)
+    found = unexplained(rivals(field, lines), taken)
+    readings = [_best(candidates(anchor, lines, anchors), parser, found, taken) for anchor in own]
     return [_stamped(r, overprinted) for r in readings if r is not None], bool(own)
 
 
@@ -117,7 +123,7 @@ def _unlabelled(
 
 
 def _weaker(reading: Reading, share: float) -> Reading:
-    return Reading(reading.value, reading.tokens, share * reading.confidence, reading.method)
+    return replace(reading, confidence=share * reading.confidence)
 
 
 def _stamped(reading: Reading, overprinted: list[Token]) -> Reading:
@@ -125,7 +131,9 @@ def _stamped(reading: Reading, overprinted: list[Token]) -> Reading:
     return _weaker(reading, STAMPED) if near(reading.tokens, overprinted) else reading
 
 
-def _best(found: list[Candidate], parser: Parser) -> Reading | None:
+def _best(
+    found: list[Candidate], parser: Parser, others: Sequence[Rival], taken: frozenset[Token]
+) -> Reading | None:
     """The anchor's one reading: close right of it, else below it, else far right of it."""
     parsed_all = [(cand, parser(cand.tokens)) for cand in found]
     # Only a value that parses under the label makes its far-right neighbour doubtful.
@@ -140,7 +148,13 @@ def _best(found: list[Candidate], parser: Parser) -> Reading | None:
         geometry = PLACES[place] * (0.9 if place == "far" and below else 1.0)
         sure = cand.anchor.score * geometry * quality
         rank = ("right", "below", "far", "wrapped").index(place)
-        ranked.append((rank, -sure, Reading(value, tuple(used), sure, cand.method)))
+        field = "referral_date" if cand.anchor.kind == "plain_date" else cand.anchor.kind
+        # Words another label points at too are claimed twice: which field's is unsure.
+        doubt = bool(set(used) & taken) or contested(
+            field, value, used, cand.anchor, place == "right", others
+        )
+        reading = Reading(value, tuple(used), sure, cand.method, contested=doubt)
+        ranked.append((rank, -sure, reading))
     return min(ranked, key=lambda r: r[:2])[2] if ranked else None
 
 
@@ -170,9 +184,9 @@ def _with_heading(readings: list[Reading], headings: list[Reading]) -> list[Read
     if not agree:
         # A heading a letter or two off the label's value: one of them is misread.
         misread = [h for h in headings if _near(_folded(h.value), _folded(best.value))]
-        return readings + [Reading(h.value, h.tokens, best.confidence, h.method) for h in misread]
+        return readings + [replace(h, confidence=best.confidence) for h in misread]
     sure = max(best.confidence, *(h.confidence for h in agree))
-    return [Reading(best.value, best.tokens, sure, f"{best.method}+heading")]
+    return [replace(best, confidence=sure, method=f"{best.method}+heading")]
 
 
 def _near(a: str, b: str) -> bool:
@@ -197,5 +211,6 @@ def _clinic_headings(lines: Sequence[Line]) -> list[Reading]:
                 continue
             if not any(c.isdigit() for c in value):
                 sure = HEADING * checked[2]
-                found.append(Reading(str(checked[0]), tuple(line.tokens), sure, "heading"))
+                value = str(checked[0])
+                found.append(Reading(value, tuple(line.tokens), sure, "heading", anchored=False))
     return found

@@ -32,8 +32,25 @@ IMPLAUSIBLE = 0.8
 _LINKING = frozenset({"is", "was", "of", "no", "no.", "number", "=", "-", ":"})
 #: A label's words followed by one of these are a sentence's, not a label's value.
 _VERBS = frozenset({"is", "was", "are", "were", "has", "have", "had", "will", "would"})
-_ID_PIECE = re.compile(r"^[-/.]?[A-Z0-9]*\d[A-Z0-9]*[).,;]?$|^[-/.][A-Z0-9]{1,3}[).,;]?$|^[-/.]$")
-_ID = re.compile(r"^[A-Za-z]{0,6}[#]?[A-Za-z0-9]*(?:[-/. ]?[A-Za-z0-9]+)*$")
+_ID_PIECE = re.compile(
+    r"^[-/._]?[A-Z0-9]*\d[A-Z0-9]*[).,;]?$|^[-/._][A-Z0-9]{1,3}[).,;]?$|^[-/._]$"
+)
+_ID = re.compile(r"^[A-Za-z]{0,6}[#]?[A-Za-z0-9]*(?:[-/._ ]?[A-Za-z0-9]+)*$")
+#: Words of a role or a heading, never of a clinician's name.
+_ROLES = frozenset(
+    (
+        *("consultant", "doctor", "physician", "clinician", "practitioner", "nurse", "surgeon"),
+        *("gp", "registrar", "referrer", "receiving", "referring", "details", "name", "patient"),
+    )
+)
+#: Words of an institution: a clinic's name holds one ("Castlegate Surgery").
+_INSTITUTIONS = frozenset(
+    (
+        *("clinic", "clinics", "practice", "surgery", "centre", "center", "hospital", "medical"),
+        *("medicine", "health", "healthcare", "group", "unit", "service", "services", "infirmary"),
+        *("partnership", "trust", "institute", "foundation", "polyclinic", "dispensary"),
+    )
+)
 _TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?", re.I)
 
 
@@ -47,7 +64,8 @@ def date(tokens: Sequence[Token]) -> Parsed | None:
 
 
 def identifier_value(tokens: Sequence[Token]) -> Parsed | None:
-    """An identifier as printed, its pieces rejoined ("P630 306", "PT-0421 -A", "SUB/2291-07")."""
+    """An identifier as printed, its pieces rejoined ("P630 306", "PT-0421 -A", "SUB/2291-07"),
+    any separator people print (``-/._`` or a space) and the brackets around it left out."""
     rest = list(tokens)
     while rest[1:] and rest[0].text.lower() in _LINKING:
         rest.pop(0)
@@ -57,7 +75,8 @@ def identifier_value(tokens: Sequence[Token]) -> Parsed | None:
         if not close or not _ID_PIECE.match(tok.text) or used[-1].text.endswith((")", ",", ";")):
             break
         used.append(tok)
-    value = identifier(_rejoined(used)).rstrip(").,;")
+    # "(P-0042)", "[SUB-7]": brackets printed around an identifier are not part of it.
+    value = identifier(_rejoined(used)).lstrip("([").rstrip(").,;]")
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
     if not _ID.match(value) or digits < 3 or letters > 6 or len(value) > 24 or dates_in(value):
@@ -102,7 +121,16 @@ def reason(tokens: Sequence[Token]) -> Parsed | None:
 
 
 def person(tokens: Sequence[Token]) -> Parsed | None:
-    """A clinician's name: free text of two to five words, no digits, a capital to start."""
+    """A clinician's name: free text of two to five words, no digits, a capital to start.
+
+    A comma ends the name ("Dr A. Jones, Castlegate Surgery"). Words of a role or
+    an institution left in it ("Dr Jones GP", "Receiving Consultant"), or, without a
+    title, dictionary words throughout ("Patient Details"), are a heading's or a
+    neighbour's as likely as a name's: read, but too unsure to publish.
+    """
+    cut = next((i for i, t in enumerate(tokens) if t.text.endswith(",")), None)
+    if cut is not None and cut >= 1:
+        tokens = tokens[: cut + 1]
     parsed = text(tokens)
     if parsed is None:
         return None
@@ -110,12 +138,23 @@ def person(tokens: Sequence[Token]) -> Parsed | None:
     words = value.split()
     if any(c.isdigit() for c in value) or not 2 <= len(words) <= 5 or not value[:1].isupper():
         return None
-    return value, parsed[1], parsed[2] * (1.0 if _TITLED.match(value) else 0.97)
+    bare = [w.strip(".,'()").lower() for w in words]
+    if set(bare) & (_ROLES | _INSTITUTIONS):
+        return value, parsed[1], parsed[2] * IMPLAUSIBLE
+    if _TITLED.match(value):
+        return value, parsed[1], parsed[2]
+    named = any(w.isalpha() and not english(w) for w in bare)
+    return value, parsed[1], parsed[2] * (0.97 if named else IMPLAUSIBLE)
 
 
 def place(tokens: Sequence[Token]) -> Parsed | None:
-    """A clinic's name: free text of at most eight words, no more than a house number in it."""
+    """A clinic's name: free text of at most eight words, no more than a house number in it.
+
+    A name with no word of an institution in it ("Cardiology", "Level 3") may be a
+    department, a ward or a neighbouring cell: read, but too unsure to publish.
+    """
     parsed = text(tokens)
     if parsed is None or len(str(parsed[0]).split()) > 8:
         return None
-    return parsed
+    words = set(re.findall(r"[a-z]+", str(parsed[0]).lower()))
+    return parsed if words & _INSTITUTIONS else (parsed[0], parsed[1], IMPLAUSIBLE * parsed[2])
