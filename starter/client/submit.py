@@ -33,7 +33,6 @@ from temporalio.common import (
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import CancelledError, WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.fields import DocType
@@ -53,7 +52,7 @@ from custody.reviews import REVIEW_WORKFLOW_NAME
 from custody.state.rules import get_policy, known_type
 from starter.client import backlog, route
 from starter.client.admission import AdmissionRequest
-from starter.client.connect import CustodyClient
+from starter.client.connect import CustodyClient, described
 from starter.client.documents import Hashed, measured, opened
 from starter.client.read import from_store, published, settled
 
@@ -243,11 +242,8 @@ async def wait(client: CustodyClient, sha256: str, *, tenant: str | None = None)
     """
     handle = client.handle(sha256, tenant)
     while True:
-        try:
-            desc = await handle.describe()
-        except RPCError as err:
-            if err.status != RPCStatusCode.NOT_FOUND:
-                raise
+        desc = await described(handle)
+        if desc is None:
             return from_store(client.store, sha256, tenant)
         if desc.workflow_type == REVIEW_WORKFLOW_NAME and desc.status == RUNNING:
             return await _in_review(client, sha256, tenant, desc.run_id)
