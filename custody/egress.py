@@ -26,7 +26,7 @@ import re
 import string
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import (
     BaseModel,
@@ -41,6 +41,9 @@ from pydantic import (
 from custody import ids
 from custody.canonical import canonical_json
 from custody.queues import SA_RECIPIENT as SA_RECIPIENT  # releases' search attribute
+
+if TYPE_CHECKING:
+    from custody.models import ResultRecord
 
 #: Ledger event kinds. ``egress`` precedes the bytes; the others close a release.
 EGRESS_EVENT = "egress"
@@ -327,6 +330,18 @@ class SourceDoc(BaseModel):
     pages: int
     pages_key: str
     text_key: str
+
+    @classmethod
+    def of(cls, record: ResultRecord) -> SourceDoc:
+        """What a release reads of a published ``record`` (the caller checked its signature)."""
+        return cls(
+            sha256=record.sha256,
+            source_key=record.source_key,
+            media_type=record.media_type,
+            pages=record.pages,
+            pages_key=record.pages_key,
+            text_key=record.text_key,
+        )
 
 
 class ReleaseResult(BaseModel):
