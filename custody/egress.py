@@ -333,15 +333,9 @@ class SourceDoc(BaseModel):
 
     @classmethod
     def of(cls, record: ResultRecord) -> SourceDoc:
-        """What a release reads of a published ``record`` (the caller checked its signature)."""
-        return cls(
-            sha256=record.sha256,
-            source_key=record.source_key,
-            media_type=record.media_type,
-            pages=record.pages,
-            pages_key=record.pages_key,
-            text_key=record.text_key,
-        )
+        """What a release reads of a published ``record`` (the caller checked its signature):
+        each of these fields is the record's own of that name."""
+        return cls(**{name: getattr(record, name) for name in cls.model_fields})
 
 
 class ReleaseResult(BaseModel):
