@@ -26,7 +26,7 @@ import re
 import string
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import (
     BaseModel,
@@ -40,10 +40,8 @@ from pydantic import (
 
 from custody import ids
 from custody.canonical import canonical_json
+from custody.models import ResultRecord, fields_from
 from custody.queues import SA_RECIPIENT as SA_RECIPIENT  # releases' search attribute
-
-if TYPE_CHECKING:
-    from custody.models import ResultRecord
 
 #: Ledger event kinds. ``egress`` precedes the bytes; the others close a release.
 EGRESS_EVENT = "egress"
@@ -335,7 +333,7 @@ class SourceDoc(BaseModel):
     def of(cls, record: ResultRecord) -> SourceDoc:
         """What a release reads of a published ``record`` (the caller checked its signature):
         each of these fields is the record's own of that name."""
-        return cls(**{name: getattr(record, name) for name in cls.model_fields})
+        return cls(**fields_from(cls, record))
 
 
 class ReleaseResult(BaseModel):

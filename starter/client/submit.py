@@ -36,7 +36,14 @@ from temporalio.exceptions import CancelledError, WorkflowAlreadyStartedError
 
 from custody import ids
 from custody.fields import DocType
-from custody.models import DocState, DocumentInput, DocumentResult, DocumentStatus, ResultRecord
+from custody.models import (
+    DocState,
+    DocumentInput,
+    DocumentResult,
+    DocumentStatus,
+    ResultRecord,
+    fields_from,
+)
 from custody.queues import (
     PRIORITY_RESERVED,
     SA_REASON,
@@ -267,14 +274,7 @@ async def _in_review(
     """The document as it waits in review: its status, state ``review``."""
     handle = client.temporal.get_workflow_handle(ids.workflow_id(sha256, tenant), run_id=run_id)
     status: DocumentStatus = await handle.query("status", result_type=DocumentStatus)
-    return DocumentResult(
-        sha256=sha256,
-        tenant=tenant,
-        state=DocState.REVIEW,
-        code=status.code,
-        attempts=status.attempts,
-        pages=status.pages,
-        workflow_id=handle.id,
-        run_id=run_id or "",
-        transitions=status.transitions,
-    )
+    # The document asked about, as it waits: the rest as its status shows it.
+    asked = {"sha256": sha256, "tenant": tenant, "state": DocState.REVIEW}
+    shown = fields_from(DocumentStatus, status) | asked
+    return DocumentResult(**shown, workflow_id=handle.id, run_id=run_id or "")
