@@ -24,11 +24,11 @@ from temporalio.worker import Worker
 
 from custody.errors import REJECT_CODES, Code
 from custody.models import DocState, DocumentResult, DocumentStatus
+from custody.queues import REASON_KEY, STATE_KEY
 from tests.workflows.stand_ins import Quick, Script, StandIns, scheduled, start_document
 from workers.versioning import WORKFLOWS
 from workflows import retries as r
 from workflows.document import DocumentWorkflow
-from workflows.document_run import REASON_KEY, STATE_KEY
 
 ALL_STEPS = ["accepted", "staged", "validated", "recognised", "published"]
 
