@@ -121,15 +121,7 @@ class ReleaseActivities:
             raise EgressRefused(Code.SOURCE_ALTERED, f"source of {sha256[:12]} no longer hashes")
         if policy.require_consent:
             require_consent(self._store, record)
-        source = eg.SourceDoc(
-            sha256=sha256,
-            source_key=record.source_key,
-            media_type=record.media_type,
-            pages=record.pages,
-            pages_key=record.pages_key,
-            text_key=record.text_key,
-        )
-        return source, flagged(record.fields_review, record.confidence_band)
+        return eg.SourceDoc.of(record), flagged(record.fields_review, record.confidence_band)
 
     @activity.defn(name="custody.release.render")
     @coded(Code.RENDER_FAILED)

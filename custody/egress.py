@@ -40,6 +40,7 @@ from pydantic import (
 
 from custody import ids
 from custody.canonical import canonical_json
+from custody.models import ResultRecord, fields_from
 from custody.queues import SA_RECIPIENT as SA_RECIPIENT  # releases' search attribute
 
 #: Ledger event kinds. ``egress`` precedes the bytes; the others close a release.
@@ -327,6 +328,12 @@ class SourceDoc(BaseModel):
     pages: int
     pages_key: str
     text_key: str
+
+    @classmethod
+    def of(cls, record: ResultRecord) -> SourceDoc:
+        """What a release reads of a published ``record`` (the caller checked its signature):
+        each of these fields is the record's own of that name."""
+        return cls(**fields_from(cls, record))
 
 
 class ReleaseResult(BaseModel):

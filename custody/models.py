@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -47,6 +47,12 @@ _TERMINAL_STATES: frozenset[DocState] = frozenset(
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def fields_from(model: type[BaseModel], source: object) -> dict[str, Any]:
+    """``source``'s values of ``model``'s fields, by name: one model read off another that
+    holds all of its fields (a status off a result, a release's source off its record)."""
+    return {name: getattr(source, name) for name in model.model_fields}
 
 
 #: Review's defaults (custody.reviews): escalated after 2 days, expired after 6, under
@@ -141,6 +147,11 @@ class DocumentStatus(_Model):
     attempts: dict[str, int] = Field(default_factory=dict)
     pages: int = 0
     transitions: list[Transition] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, result: DocumentResult) -> DocumentStatus:
+        """What a finished run's status shows of its result."""
+        return cls(**fields_from(cls, result))
 
 
 # --- activities ---------------------------------------------------------------

@@ -40,15 +40,7 @@ class _Concluded:
         r = self._result
         if r is None:  # queried before the first task ran: nothing to say yet
             return DocumentStatus(sha256="", tenant=None, state=DocState.ACCEPTED)
-        return DocumentStatus(
-            sha256=r.sha256,
-            tenant=r.tenant,
-            state=r.state,
-            code=r.code,
-            attempts=r.attempts,
-            pages=r.pages,
-            transitions=r.transitions,
-        )
+        return DocumentStatus.of(r)
 
 
 @workflow.defn(name=REJECTED_WORKFLOW_NAME)

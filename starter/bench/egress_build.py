@@ -31,20 +31,12 @@ Figures = dict[str, Any]
 
 def prepared(store: ObjectStore, tenant: str, shas: list[str]) -> RenderInput:
     """What the release workflow would hand the render activity, for a release to nobody."""
-    sources = []
-    for sha in shas:
-        record = SignedRecord.model_validate_json(store.get(ids.record_key(sha, tenant)))
-        r = record.record
-        sources.append(
-            eg.SourceDoc(
-                sha256=sha,
-                source_key=r.source_key,
-                media_type=r.media_type,
-                pages=r.pages,
-                pages_key=r.pages_key,
-                text_key=r.text_key,
-            )
+    sources = [
+        eg.SourceDoc.of(
+            SignedRecord.model_validate_json(store.get(ids.record_key(sha, tenant))).record
         )
+        for sha in shas
+    ]
     policy = eg.DEFAULT_POLICY
     return RenderInput(
         release_id=eg.release_id(tenant, "bench", policy.sha256(), shas),

@@ -122,7 +122,7 @@ def with_identifiers(docs: list[tuple[Path, Truth]]) -> list[tuple[Path, Truth]]
     """Each truth with the patient identifiers printed on its page added (the third and
     fourth generators keep them apart, in ``<stem>.identifiers.json``, where the fields
     bench does not count them; both read it alike)."""
-    from starter.bench.referrals_c import identifiers_for
+    from starter.bench.referral_files import identifiers_for
 
     return [(p, Truth(t.type, {**t.fields, **identifiers_for(p)}, t.split)) for p, t in docs]
 

@@ -1,16 +1,18 @@
 """How a drawn referral is written for the benches: its pages, and its truth beside them.
 
-Shared by both referral generators (``starter.bench.referrals`` and
-``starter.bench.referrals_b``), which share nothing else: layouts, wordings,
-fonts and values are each their own.
+Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``,
+``referrals_c`` and ``referrals_d``), which share nothing else: layouts, wordings,
+fonts and values are each their own. The third and fourth also write the patient
+identifiers they print apart from the truth (``write_identified``), for the
+redaction bench alone (``identifiers_for``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from PIL import Image
 
@@ -34,3 +36,41 @@ def write_referral(
     record = {"type": "referral", "fields": truth, "drawn": meta}
     (out / f"{stem}.fields.json").write_text(json.dumps(record, indent=1, sort_keys=True))
     return path
+
+
+class Identified(Protocol):
+    """A drawn referral whose printed patient identifiers are kept apart from its truth."""
+
+    @property
+    def stem(self) -> str: ...
+    @property
+    def pages(self) -> list[Image.Image]: ...
+    @property
+    def truth(self) -> Mapping[str, str | bool | None]: ...
+    @property
+    def meta(self) -> dict[str, str]: ...
+    @property
+    def identifiers(self) -> dict[str, str]: ...
+
+
+def write_identified(
+    out: Path, count: int, seed: int, generate: Callable[[int, int], Identified]
+) -> list[Path]:
+    """Referrals ``0..count-1`` of set ``seed`` (PNG at 200 dpi, or PDF), each with
+    ``<stem>.fields.json`` and ``<stem>.identifiers.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for index in range(count):
+        ref = generate(index, seed)
+        written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta, _DPI))
+        (out / f"{ref.stem}.identifiers.json").write_text(json.dumps(ref.identifiers, indent=1))
+    return written
+
+
+def identifiers_for(scan: Path) -> dict[str, str]:
+    """The patient identifiers printed on ``scan`` (empty when it has none beside it)."""
+    beside = scan.with_name(f"{scan.stem}.identifiers.json")
+    return dict(json.loads(beside.read_text())) if beside.is_file() else {}
+
+
+_DPI = {"dpi": (200, 200)}

@@ -27,7 +27,6 @@ referral does not extract as missing. Each document is drawn from
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from starter.bench.referral_files import write_referral
+from starter.bench.referral_files import identifiers_for, write_identified
 from starter.bench.referrals_c_forms import handwritten, lab_grid, questionnaire
 from starter.bench.referrals_c_letters import fax, letterhead, summary
 from starter.bench.referrals_c_sheet import DEGRADATIONS, degrade
@@ -86,19 +85,4 @@ def generate(index: int, seed: int) -> ReferralC:
 def write_set(out: Path, count: int, seed: int) -> list[Path]:
     """``count`` referrals as PNG or PDF, each with ``<stem>.fields.json`` and
     ``<stem>.identifiers.json``."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for index in range(count):
-        ref = generate(index, seed)
-        written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta, _DPI))
-        (out / f"{ref.stem}.identifiers.json").write_text(json.dumps(ref.identifiers, indent=1))
-    return written
-
-
-def identifiers_for(scan: Path) -> dict[str, str]:
-    """The patient identifiers printed on ``scan`` (empty when it has none beside it)."""
-    beside = scan.with_name(f"{scan.stem}.identifiers.json")
-    return dict(json.loads(beside.read_text())) if beside.is_file() else {}
-
-
-_DPI = {"dpi": (200, 200)}
+    return write_identified(out, count, seed, generate)

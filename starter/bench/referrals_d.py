@@ -28,7 +28,6 @@ redaction bench. Each document is drawn from ``random.Random(f"d:{seed}:{index}"
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from starter.bench.referral_files import write_referral
+from starter.bench.referral_files import identifiers_for, write_identified
 from starter.bench.referrals_d_forms import boxed, eform, med_table, us_intake
 from starter.bench.referrals_d_letters import gp_letter, research_memo
 from starter.bench.referrals_d_page import DEGRADATIONS, Page, degrade
@@ -108,19 +107,4 @@ def printed_identifiers(identifiers: dict[str, str], said: str) -> dict[str, str
 def write_set(out: Path, count: int, seed: int) -> list[Path]:
     """``count`` referrals as PNG (one page) or PDF (two), each with ``<stem>.fields.json``
     and ``<stem>.identifiers.json``."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for index in range(count):
-        ref = generate(index, seed)
-        written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta, _DPI))
-        (out / f"{ref.stem}.identifiers.json").write_text(json.dumps(ref.identifiers, indent=1))
-    return written
-
-
-def identifiers_for(scan: Path) -> dict[str, str]:
-    """The identifiers printed on ``scan`` (empty when it has none beside it)."""
-    beside = scan.with_name(f"{scan.stem}.identifiers.json")
-    return dict(json.loads(beside.read_text())) if beside.is_file() else {}
-
-
-_DPI = {"dpi": (200, 200)}
+    return write_identified(out, count, seed, generate)

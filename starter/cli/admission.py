@@ -17,7 +17,7 @@ from typing import Any
 
 from custody.settings import Settings
 from custody.stores import open_store
-from starter.cli.output import Exit, emit
+from starter.cli.output import Exit, emit, emit_rows
 from starter.cli.registry import add_command, with_client
 from starter.client.connect import CustodyClient
 from starter.client.pause import set_paused
@@ -57,14 +57,14 @@ def _resume(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _manual(args: argparse.Namespace, settings: Settings) -> int:
-    notes = manual.parked(open_store(settings))
-    lines = [
+    return emit_rows(args, manual.parked(open_store(settings)), _parked, "manual lane empty")
+
+
+def _parked(n: dict[str, Any]) -> str:
+    return (
         f"{n['sha256'][:16]} tenant={n['tenant'] or '-'} {n['size_bytes']} bytes "
         f"{n['reason']} since {n['parked_at']}"
-        for n in notes
-    ]
-    emit(args, notes, "\n".join(lines) or "manual lane empty")
-    return Exit.OK
+    )
 
 
 async def _release(args: argparse.Namespace, client: CustodyClient) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 from custody.operators import DecisionKind, acting
 from custody.settings import Settings
 from custody.stores import open_store
-from starter.cli.output import Exit, emit
+from starter.cli.output import Exit, emit, emit_rows
 from starter.cli.registry import add_all_tenants, add_command, every_tenant
 from starter.cli.retention import notarized_store
 from starter.evidence import deletions as dl
@@ -44,13 +44,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def _ls(args: argparse.Namespace, settings: Settings) -> int:
     every = every_tenant(args) or args.tenant is None
     rows = dl.pending(open_store(settings), args.tenant, every)
-    lines = [
+    return emit_rows(args, rows, _request, "no deletion requests")
+
+
+def _request(r: dict[str, object]) -> str:
+    return (
         f"{r['request_id']}  {r['action']:<9} {r['tenant'] or '-':<12} {r['requested_by']}"
         f" -> {r['approved_by'] or 'awaiting approval'}"
-        for r in rows
-    ]
-    emit(args, rows, "\n".join(lines) or "no deletion requests")
-    return Exit.OK
+    )
 
 
 def _approve(args: argparse.Namespace, settings: Settings) -> int:

@@ -23,7 +23,7 @@ from custody.operators.journal import keep
 from custody.operators.registry import check_name
 from custody.settings import Settings
 from custody.stores import ObjectStore, open_store
-from starter.cli.output import Exit, emit
+from starter.cli.output import Exit, emit, emit_rows
 from starter.cli.registry import add_command
 
 _ROLES = [r.value for r in Role]
@@ -83,12 +83,11 @@ def _issued(args: argparse.Namespace, made: ops.Identity, path: Path) -> int:
 
 def _ls(args: argparse.Namespace, settings: Settings) -> int:
     rows = [_row(i) for i in ops.list_identities(open_store(settings))]
-    lines = [
-        f"{r['name']:<20} {','.join(r['roles']):<28} {r['state']:<8} until {r['expires_at']:.10}"
-        for r in rows
-    ]
-    emit(args, rows, "\n".join(lines) or "no identities")
-    return Exit.OK
+    return emit_rows(args, rows, _identity_line, "no identities")
+
+
+def _identity_line(r: dict[str, Any]) -> str:
+    return f"{r['name']:<20} {','.join(r['roles']):<28} {r['state']:<8} until {r['expires_at']:.10}"
 
 
 def _revoke(args: argparse.Namespace, settings: Settings) -> int:

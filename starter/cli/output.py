@@ -18,11 +18,11 @@ import argparse
 import json
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from pydantic import ValidationError
 
@@ -121,6 +121,17 @@ def for_state(state: str) -> Exit:
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
     """A command's answer: ``data`` as one JSON document with ``--json``, else ``text``."""
     print(rendered(args, data, text), file=stdout())
+
+
+_Row = TypeVar("_Row")
+
+
+def emit_rows(
+    args: argparse.Namespace, rows: Sequence[_Row], line: Callable[[_Row], str], empty: str
+) -> int:
+    """A listing: ``rows`` as JSON with ``--json``, else a ``line`` each, or ``empty``."""
+    emit(args, rows, "\n".join(line(r) for r in rows) or empty)
+    return Exit.OK
 
 
 def emit_reports(args: argparse.Namespace, reports: list[Report]) -> int:

@@ -28,7 +28,7 @@ from custody.operators import DecisionKind, acting
 from custody.reviews import reject_codes
 from starter.cli.actor import recorded
 from starter.cli.options import DOCUMENT_HELP, PURPOSE_HELP, purpose
-from starter.cli.output import Exit, emit
+from starter.cli.output import Exit, emit, emit_rows
 from starter.cli.registry import add_command, with_client
 from starter.client import review
 from starter.client.connect import CustodyClient
@@ -83,13 +83,14 @@ async def _ls(args: argparse.Namespace, client: CustodyClient) -> int:
         }
         for w in await review.waiting(client, args.tenant)
     ]
-    lines = [
+    return emit_rows(args, rows, _waiting, "no documents in review")
+
+
+def _waiting(r: dict[str, Any]) -> str:
+    return (
         f"{r['sha256'][:12]}  {r['tenant'] or '-':<12} {','.join(r['reasons']):<32} "
         f"{','.join(r['fields_needing_review']) or '-'}  since {r['waiting_since'][:19]}"
-        for r in rows
-    ]
-    emit(args, rows, "\n".join(lines) or "no documents in review")
-    return Exit.OK
+    )
 
 
 async def _show(args: argparse.Namespace, client: CustodyClient) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 from custody.errors import Code, NotFound, TenantExists
 from custody.settings import Settings
 from custody.stores import open_store
-from starter.cli.output import Exit, emit, fail
+from starter.cli.output import Exit, emit, emit_rows, fail
 from starter.cli.registry import add_command
 from starter.edge.scopes import DEFAULT_SCOPES, MINTABLE, Scope
 from starter.edge.tenants import ApiKey, add, add_key, list_keys, list_tenants, revoke, revoke_key
@@ -75,11 +75,12 @@ def _ls(args: argparse.Namespace, settings: Settings) -> int:
         t.model_dump(mode="json", exclude={"key_sha256"})
         for t in list_tenants(open_store(settings))
     ]
-    lines = [
-        f"{r['name']:<24} {r['key_id']}  {'revoked' if r['revoked_at'] else 'active'}" for r in rows
-    ]
-    emit(args, rows, "\n".join(lines) or "no tenants")
-    return Exit.OK
+    return emit_rows(
+        args,
+        rows,
+        lambda r: f"{r['name']:<24} {r['key_id']}  {'revoked' if r['revoked_at'] else 'active'}",
+        "no tenants",
+    )
 
 
 def _revoke(args: argparse.Namespace, settings: Settings) -> int:

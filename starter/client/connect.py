@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionDescription, WorkflowHandle
+from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.errors import ConfigurationError
@@ -36,7 +37,7 @@ from custody.temporal import connect_temporal, tls_config
 if TYPE_CHECKING:
     from starter.client.admission import Admission
 
-__all__ = ["CustodyClient", "connect", "connect_temporal", "find_keys", "tls_config"]
+__all__ = ["CustodyClient", "connect", "connect_temporal", "described", "find_keys", "tls_config"]
 
 
 @dataclass
@@ -67,6 +68,17 @@ class CustodyClient:
         return self.temporal.get_workflow_handle(
             ids.workflow_id(sha256, tenant), result_type=DocumentResult
         )
+
+
+async def described(handle: WorkflowHandle[Any, Any]) -> WorkflowExecutionDescription | None:
+    """The workflow's description, or None where Temporal has none (never started, or
+    past retention: the store answers then); any other failure is raised."""
+    try:
+        return await handle.describe()
+    except RPCError as err:
+        if err.status != RPCStatusCode.NOT_FOUND:
+            raise
+        return None
 
 
 async def connect(settings: Settings | None = None) -> CustodyClient:

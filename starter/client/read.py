@@ -18,7 +18,6 @@ from typing import Literal
 from pydantic import BaseModel
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import SearchAttributeKey
-from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.egress import EgressKind, check_purpose
@@ -36,7 +35,7 @@ from custody.models import (
 from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
 from custody.state.egress import hand_out
 from custody.stores import ObjectStore
-from starter.client.connect import CustodyClient
+from starter.client.connect import CustodyClient, described
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -103,11 +102,8 @@ class ListRow(BaseModel):
 async def status(client: CustodyClient, sha256: str, tenant: str | None = None) -> StatusView:
     wid = ids.workflow_id(sha256, tenant)
     handle = client.handle(sha256, tenant)
-    try:
-        desc = await handle.describe()
-    except RPCError as err:
-        if err.status != RPCStatusCode.NOT_FOUND:
-            raise
+    desc = await described(handle)
+    if desc is None:
         return _view(from_store(client.store, sha256, tenant), wid, None, None)
     if desc.status == WorkflowExecutionStatus.RUNNING:
         live: DocumentStatus = await handle.query("status", result_type=DocumentStatus)

@@ -42,7 +42,7 @@ from custody.reviews import (
     reject_code,
 )
 from custody.state.egress import hand_out
-from starter.client.connect import CustodyClient
+from starter.client.connect import CustodyClient, described
 from starter.client.review_material import material
 
 Lines = list[tuple[int, int, str]]
@@ -66,12 +66,9 @@ async def waiting(client: CustodyClient, tenant: str | None = None) -> list[Revi
 async def status(client: CustodyClient, sha256: str, tenant: str | None) -> ReviewStatus:
     """The document's review, if it waits in one; else NOT_IN_REVIEW (or ALREADY_DECIDED)."""
     handle = client.handle(sha256, tenant)
-    try:
-        desc = await handle.describe()
-    except RPCError as err:
-        if err.status != RPCStatusCode.NOT_FOUND:
-            raise
-        raise ReviewRefused(Code.NOT_IN_REVIEW, f"{sha256[:12]} is not in review") from None
+    desc = await described(handle)
+    if desc is None:
+        raise ReviewRefused(Code.NOT_IN_REVIEW, f"{sha256[:12]} is not in review")
     if desc.workflow_type != REVIEW_WORKFLOW_NAME or desc.status != WorkflowExecutionStatus.RUNNING:
         raise _not_waiting(client, sha256, tenant)
     found: ReviewStatus = await handle.query(REVIEW_QUERY, result_type=ReviewStatus)

@@ -33,11 +33,17 @@ from temporalio.common import (
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import CancelledError, WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.fields import DocType
-from custody.models import DocState, DocumentInput, DocumentResult, DocumentStatus, ResultRecord
+from custody.models import (
+    DocState,
+    DocumentInput,
+    DocumentResult,
+    DocumentStatus,
+    ResultRecord,
+    fields_from,
+)
 from custody.queues import (
     PRIORITY_RESERVED,
     SA_REASON,
@@ -53,7 +59,7 @@ from custody.reviews import REVIEW_WORKFLOW_NAME
 from custody.state.rules import get_policy, known_type
 from starter.client import backlog, route
 from starter.client.admission import AdmissionRequest
-from starter.client.connect import CustodyClient
+from starter.client.connect import CustodyClient, described
 from starter.client.documents import Hashed, measured, opened
 from starter.client.read import from_store, published, settled
 
@@ -243,11 +249,8 @@ async def wait(client: CustodyClient, sha256: str, *, tenant: str | None = None)
     """
     handle = client.handle(sha256, tenant)
     while True:
-        try:
-            desc = await handle.describe()
-        except RPCError as err:
-            if err.status != RPCStatusCode.NOT_FOUND:
-                raise
+        desc = await described(handle)
+        if desc is None:
             return from_store(client.store, sha256, tenant)
         if desc.workflow_type == REVIEW_WORKFLOW_NAME and desc.status == RUNNING:
             return await _in_review(client, sha256, tenant, desc.run_id)
@@ -271,14 +274,7 @@ async def _in_review(
     """The document as it waits in review: its status, state ``review``."""
     handle = client.temporal.get_workflow_handle(ids.workflow_id(sha256, tenant), run_id=run_id)
     status: DocumentStatus = await handle.query("status", result_type=DocumentStatus)
-    return DocumentResult(
-        sha256=sha256,
-        tenant=tenant,
-        state=DocState.REVIEW,
-        code=status.code,
-        attempts=status.attempts,
-        pages=status.pages,
-        workflow_id=handle.id,
-        run_id=run_id or "",
-        transitions=status.transitions,
-    )
+    # The document asked about, as it waits: the rest as its status shows it.
+    asked = {"sha256": sha256, "tenant": tenant, "state": DocState.REVIEW}
+    shown = fields_from(DocumentStatus, status) | asked
+    return DocumentResult(**shown, workflow_id=handle.id, run_id=run_id or "")

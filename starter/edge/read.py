@@ -15,7 +15,6 @@ from typing import Any
 
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import SearchAttributeKey
-from temporalio.service import RPCError, RPCStatusCode
 
 from custody.egress import check_purpose
 from custody.errors import NotFound
@@ -23,7 +22,7 @@ from custody.models import DocState
 from custody.queues import SA_STATE
 from custody.stores import ObjectMissing
 from starter.client import read as queries
-from starter.client.connect import CustodyClient
+from starter.client.connect import CustodyClient, described
 from starter.edge import manual
 from starter.edge.read_spec import PURPOSE
 
@@ -80,12 +79,7 @@ async def _state(client: CustodyClient, sha: str, tenant: str) -> dict[str, Any]
     The search attribute answers even when no worker is polling (a query
     would wait for one), so a backlog never slows this endpoint down.
     """
-    try:
-        desc = await client.handle(sha, tenant).describe()
-    except RPCError as err:
-        if err.status != RPCStatusCode.NOT_FOUND:
-            raise
-        desc = None
+    desc = await described(client.handle(sha, tenant))
     if desc is not None and desc.status == WorkflowExecutionStatus.RUNNING:
         state = desc.typed_search_attributes.get(SearchAttributeKey.for_keyword(SA_STATE))
         return {

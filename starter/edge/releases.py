@@ -25,14 +25,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import SearchAttributeKey
-from temporalio.service import RPCError, RPCStatusCode
 
 from custody import egress as eg
 from custody.errors import Code, CustodyError, UploadError
 from custody.queues import SA_TENANT
 from custody.state.egress import SignedReceipt, pinned_policy
 from custody.stores import ObjectMissing
-from starter.client.connect import CustodyClient
+from starter.client.connect import CustodyClient, described
 from starter.client.release import release
 from starter.edge import tenants
 from starter.edge.release_gate import ReleaseGate
@@ -96,11 +95,8 @@ class Releases:
         handle = self.client.temporal.get_workflow_handle(
             eg.release_workflow_id(rid), result_type=eg.ReleaseResult
         )
-        try:
-            desc = await handle.describe()
-        except RPCError as err:
-            if err.status != RPCStatusCode.NOT_FOUND:
-                raise
+        desc = await described(handle)
+        if desc is None:
             return await asyncio.to_thread(self._from_receipt, rid, tenant)
         attrs = desc.typed_search_attributes
         if attrs.get(SearchAttributeKey.for_keyword(SA_TENANT)) != tenant:

@@ -152,6 +152,21 @@ def test_prepare_refuses_a_source_that_no_longer_hashes(copied: Desk) -> None:
     assert copied.refusal(copied.acts.prepare, inp) == "SOURCE_ALTERED"
 
 
+def test_prepare_reads_each_source_as_its_signed_record_names_it(desk: Desk) -> None:
+    """The source a release renders carries the record's own keys, page count and hash."""
+    source = desk.run(desk.acts.prepare, _prepare(desk, desk.release())).sources[0]
+    key = ids.record_key(desk.p.sha256, desk.p.tenant)
+    record = SignedRecord.model_validate_json(desk.store.get(key)).record
+    assert source.model_dump() == {
+        "sha256": desk.p.sha256,
+        "source_key": record.source_key,
+        "media_type": record.media_type,
+        "pages": record.pages,
+        "pages_key": record.pages_key,
+        "text_key": record.text_key,
+    }
+
+
 def test_prepare_reads_the_policy_pinned_at_start_and_render_follows_it(desk: Desk) -> None:
     """Pinned by hash: a newer version of the policy does not change what is rendered."""
     first = eg.Policy(name="text-only", include=("text",), c2pa=False)

@@ -50,19 +50,19 @@ def test_versioning_each_workflow_type_states_its_behaviour() -> None:
     for cls in VERSIONED_WORKFLOWS:
         defn = workflow._Definition.must_from_class(cls)
         behaviours[defn.name] = defn.versioning_behavior
-    plain = [workflow._Definition.must_from_class(c) for c in WORKFLOWS]
-    assert [
-        DocumentWorkflow,
-        ReleaseWorkflow,
-        PreviewWorkflow,
-        RedactWorkflow,
-        ReviewWorkflow,
-        RejectedDocument,
-        QuarantinedDocument,
-    ] == WORKFLOWS
     pinned, upgrading = VersioningBehavior.PINNED, VersioningBehavior.AUTO_UPGRADE
-    wanted = [pinned, upgrading, pinned, pinned, upgrading, pinned, pinned]
-    assert behaviours == {d.name: b for d, b in zip(plain, wanted, strict=True)}
+    wanted: dict[type, VersioningBehavior] = {
+        DocumentWorkflow: pinned,
+        ReleaseWorkflow: upgrading,
+        PreviewWorkflow: pinned,
+        RedactWorkflow: pinned,
+        ReviewWorkflow: upgrading,
+        RejectedDocument: pinned,
+        QuarantinedDocument: pinned,
+    }
+    assert list(wanted) == WORKFLOWS
+    plain = [workflow._Definition.must_from_class(c) for c in WORKFLOWS]
+    assert behaviours == {d.name: wanted[c] for d, c in zip(plain, WORKFLOWS, strict=True)}
     # The base classes state none: an unversioned worker must not send one.
     assert {d.versioning_behavior for d in plain} == {VersioningBehavior.UNSPECIFIED}
 

@@ -23,12 +23,12 @@ from temporalio.exceptions import (
 from temporalio.worker import Worker
 
 from custody.errors import REJECT_CODES, Code
-from custody.models import DocState, DocumentResult
+from custody.models import DocState, DocumentResult, DocumentStatus
+from custody.queues import REASON_KEY, STATE_KEY
 from tests.workflows.stand_ins import Quick, Script, StandIns, scheduled, start_document
 from workers.versioning import WORKFLOWS
 from workflows import retries as r
 from workflows.document import DocumentWorkflow
-from workflows.document_run import REASON_KEY, STATE_KEY
 
 ALL_STEPS = ["accepted", "staged", "validated", "recognised", "published"]
 
@@ -120,6 +120,18 @@ async def test_workflow_rejects_each_reject_code_before_ocr(desk: Desk, code: Co
     assert (concluded.state, concluded.code) == (DocState.REJECTED, code.value)
     assert concluded.source_key == f"sources/{result.sha256}"
     assert await desk.search_attributes(result.workflow_id) == ("rejected", code.value)
+
+
+async def test_workflow_concluded_run_answers_status_from_its_result(desk: Desk) -> None:
+    """The run a rejected document continues as answers ``status`` with its result's state,
+    code, attempts, pages and transitions."""
+    result = await desk.run(Script(faults={"validate": [Code.PAGE_LIMIT]}))
+    handle = desk.client.get_workflow_handle(result.workflow_id)
+    status = await handle.query("status", result_type=DocumentStatus)
+    assert (status.sha256, status.tenant) == (result.sha256, result.tenant)
+    assert (status.state, status.code) == (DocState.REJECTED, Code.PAGE_LIMIT.value)
+    assert (status.attempts, status.pages) == ({"stage": 1, "validate": 1}, result.pages)
+    assert status.transitions == result.transitions and len(status.transitions) == 3
 
 
 @pytest.mark.parametrize(

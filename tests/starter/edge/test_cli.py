@@ -37,6 +37,25 @@ def test_tenants_cli_add_shows_key_once_and_revoke_blocks_it(
         tenants.authenticate(store, key)
 
 
+def test_tenants_cli_ls_text_is_a_line_each_or_a_sentence_when_none(
+    settings_for: SettingsFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without ``--json`` a listing prints one line per row, or its sentence when empty."""
+    settings = settings_for()
+    assert _run(["tenants", "ls"], settings) == 0
+    assert capsys.readouterr().out == "no tenants\n"
+    for name in ("clinic-a", "clinic-b"):
+        assert _run(["tenants", "add", name], settings) == 0
+    assert _run(["tenants", "revoke", "clinic-b"], settings) == 0
+    capsys.readouterr()
+    assert _run(["tenants", "ls"], settings) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [(line.split()[0], line.split()[-1]) for line in lines] == [
+        ("clinic-a", "active"),
+        ("clinic-b", "revoked"),
+    ]
+
+
 def test_admission_cli_pause_and_resume_are_stored(settings_for: SettingsFactory) -> None:
     """``admission pause`` and ``resume`` flip the state every edge reads from the store."""
     settings = settings_for()
