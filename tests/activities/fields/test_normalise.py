@@ -28,6 +28,14 @@ from activities.fields.normalise import (
         ("26/02/18", "2018-02-26"),
         ("25 DEC 2018", "2018-12-25"),
         ("1st Sept 2025", "2025-09-01"),
+        # As letters and forms from other hands print them: Roman-numeral months,
+        # "the 3rd day of", an apostrophe year, a weekday first.
+        ("3.iii.2026", "2026-03-03"),
+        ("12-XI-2025", "2025-11-12"),
+        ("the 3rd day of March 2026", "2026-03-03"),
+        ("3 March '26", "2026-03-03"),
+        ("Tuesday, 3rd March 2026", "2026-03-03"),
+        ("Mar. 3, 2026", "2026-03-03"),
     ],
 )
 def test_iso_date_reads_each_printed_style(printed: str, iso: str) -> None:

@@ -16,22 +16,6 @@ def _fields(*rows: str) -> dict[str, FoundField]:
     return extract([flowing(list(rows))], declared=DocType.REFERRAL).fields
 
 
-@pytest.mark.parametrize(
-    ("written", "iso"),
-    [
-        ("3.iii.2026", "2026-03-03"),
-        ("12-XI-2025", "2025-11-12"),
-        ("the 3rd day of March 2026", "2026-03-03"),
-        ("3 March '26", "2026-03-03"),
-        ("Tuesday, 3rd March 2026", "2026-03-03"),
-        ("Mar. 3, 2026", "2026-03-03"),
-    ],
-)
-def test_iso_date_reads_the_forms_letters_print(written: str, iso: str) -> None:
-    """Roman-numeral months, "the 3rd day of", an apostrophe year: each one date."""
-    assert iso_date(written) == iso
-
-
 def test_iso_date_needs_a_roman_month_set_apart() -> None:
     """ "12-vi-99x" is a code, not a date: the year must end the numeral date."""
     assert iso_date("12-vi-99x") is None
