@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import json
 
-from activities.redact.check import Surfaces
+import numpy as np
+
+from activities.engines.base import ParamValue
+from activities.pages.raster import GrayPage
+from activities.redact.check import Surfaces, find, read_surfaces
+from activities.redact.paint import build_pdf
 from activities.redact.plan import make_plan, normal
 from activities.redact.policy import DEFAULT_REDACTION, RedactionPolicy
 from activities.redact.scan import scan
 from activities.redact.vocabulary import common
+from custody.models import PageText
 from tests.activities.redact.test_detect import DETECTORS_ONLY, _page
 
 _NAME_WORDS = ("grant", "field", "page", "hope", "church", "summer", "wood", "bishop")
@@ -112,3 +118,29 @@ def test_slots_found_again_by_the_check_by_kind_and_box_only() -> None:
     boxes = {tuple(f.box) for f in found}
     assert boxes >= {(298, 100, 370, 130), (100, 220, 298, 250)}
     assert not any(word in json.dumps(public) for word in ("Page", "Grant", "Field"))
+
+
+class _Blind:
+    """An engine that reads nothing: the view's text layer and bytes are what is searched."""
+
+    name, version = "blind", "0"
+
+    def params(self) -> dict[str, ParamValue]:
+        return {}
+
+    def model_hashes(self) -> dict[str, str]:
+        return {}
+
+    def recognise(self, image: GrayPage, page: int) -> PageText:
+        return _page([]).model_copy(update={"page": page})
+
+
+def test_slots_name_spelling_pdf_syntax_is_searched_in_text_not_in_names() -> None:
+    """A removed surname that spells a PDF name ("Page", as in ``/Type /Page``) does not
+    refuse a clean view; printed in the view's text layer, it is still found."""
+    white = np.full((2200, 1700), 255, dtype=np.uint8)
+    clean = read_surfaces(build_pdf([(white, _page(["Clinician:"]))], 200), _Blind(), 200)
+    shown = read_surfaces(build_pdf([(white, _page(["Clinician: Page"]))], 200), _Blind(), 200)
+    assert b"/Page" in clean.pdf
+    assert find(clean, ["Page", "Width"]) == ()
+    assert "text-layer:p1" in find(shown, ["Page"])
