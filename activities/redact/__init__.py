@@ -10,6 +10,7 @@ plan     The redaction plan: which words go, the boxes painted over them, and wh
 policy   What a redacted view removes: named fields and detected identifiers.
 scan     The check that does not trust the plan: every detector re-run on what the view shows.
 release  A release under a ``view: redacted`` policy: each document's redacted view in its packet.
+slots    Names where names stand: after a title, a person's label, a sign-off, before credentials.
 service  Make, sign and store a published document's redacted view, once per policy.
 view     The redacted view's signed record: what was removed from which evidence record, and by
          whom.
@@ -28,6 +29,7 @@ __all__ = [
     "release",
     "scan",
     "service",
+    "slots",
     "view",
     "vocabulary",
 ]

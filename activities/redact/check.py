@@ -4,7 +4,8 @@ Painting can fail quietly (a box off by a line, a word the plan missed, a
 library that leaves glyphs behind), so the finished file is searched as an
 attacker would: its text layer re-extracted, its pages rendered and read again
 by the real OCR engine, its raw bytes, every decompressed stream and string,
-and its metadata. A removed string found anywhere fails the check. The report
+and its metadata (its PDF names left out: ``/Page`` is the writer's syntax, not
+a surname). A removed string found anywhere fails the check. The report
 says *where* (``text-layer:p1``, ``ocr:p2``, ``bytes``, ``stream``,
 ``metadata``), never *what*: the strings are document content.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import binascii
 import io
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -111,14 +113,25 @@ def find(surfaces: Surfaces, strings: Iterable[str]) -> tuple[str, ...]:
             leaks.append(f"text-layer:p{index + 1}")
         if _found(normal(ocr), wanted):
             leaks.append(f"ocr:p{index + 1}")
-    if any(needle in surfaces.pdf for needle in needles):
+    if any(needle in _unnamed(surfaces.pdf) for needle in needles):
         leaks.append("bytes")
-    for body in surfaces.bodies:
+    for body in map(_unnamed, surfaces.bodies):
         if any(n in body for n in needles) or _found(normal(body.decode("latin-1")), wanted):
             leaks.append("stream")
     if _found(normal(surfaces.metadata), wanted):
         leaks.append("metadata")
     return tuple(dict.fromkeys(leaks))
+
+
+#: A PDF name: ``/Page``, ``/Width``, ``/FlateDecode``.
+_NAME = re.compile(rb"/[A-Za-z][A-Za-z0-9.#+_-]*")
+
+
+def _unnamed(data: bytes) -> bytes:
+    """``data`` without its PDF names: syntax the view's writer chose, never a document's
+    content, so a removed word that spells one (a surname "Page") is searched for in the
+    view's strings, text and streams, not in ``/Type /Page``."""
+    return _NAME.sub(b"/", data)
 
 
 def _found(haystack: str, wanted: list[str]) -> bool:

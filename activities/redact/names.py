@@ -1,6 +1,6 @@
 """People's names: beside a label, after a title, and in prose by the given-name lexicon.
 
-Three rules, each a name's shape in a line's words:
+Four rules, each a name's shape in a line's words:
 
 - **Labelled.** The words after "Patient:", "Patient name", "Name:", "Surname"
   (or under it, in a grid) that look like a name: one to four capitalised words.
@@ -8,6 +8,9 @@ Three rules, each a name's shape in a line's words:
 - **In prose.** A given name of the lexicon (``activities.redact.lexicon``)
   followed by one or two capitalised words ("... seen with Peter Morgan today"),
   or a capitalised word, a comma and a given name ("Morgan, Peter").
+- **In a name's slot** (``activities.redact.slots``): whatever capitalised words
+  stand after a title, a person's label, a sign-off or a salutation, or before
+  credentials, common words or not ("Clinician: Grant Field", "Regards, Page").
 
 Each hit's strings are the name and each of its words but titles, so the
 sweep and the check look for a surname printed alone elsewhere.
@@ -20,6 +23,7 @@ from collections.abc import Iterator, Sequence
 
 from activities.redact.lexicon import GIVEN_NAMES
 from activities.redact.lines import Line
+from activities.redact.slots import slotted
 
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof"})
 _WORD = r"[A-Z][A-Za-z'’-]+"
@@ -83,11 +87,13 @@ _NOT_NAMES = frozenset(
 
 
 def names(lines: Sequence[Line]) -> Iterator[tuple[Line, int, int]]:
-    """Each titled or lexicon name in ``lines``: its phrase and the span in the phrase's text."""
+    """Each titled, lexicon or slotted name in ``lines``: its phrase and the span in the
+    phrase's text."""
     for phrase in (part for line in lines for part in line.phrases()):
         for match in TITLED.finditer(phrase.text):
             yield phrase, match.start(), match.end()
         yield from ((phrase, a, b) for a, b in _prose(phrase.text))
+    yield from slotted(lines)
 
 
 def name_parts(name: str) -> tuple[str, ...]:

@@ -80,7 +80,7 @@ def test_sweep_removes_names_after_a_title_and_initials() -> None:
 
 def test_sweep_finds_in_the_check_by_kind_and_box_never_text() -> None:
     """The check's re-read of a view finds a swept word by kind, page and box only."""
-    surfaces = Surfaces(b"", ("",), ("",), (), "", "x", "0", (_page(["Seen by Achterberg"]),))
+    surfaces = Surfaces(b"", ("",), ("",), (), "", "x", "0", (_page(["Copied to Achterberg"]),))
     found = scan(surfaces, DEFAULT_REDACTION, ())
     public = [f.public() for f in found]
     assert {p["kind"] for p in public} == {"proper_noun"}

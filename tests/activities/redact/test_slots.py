@@ -1,0 +1,146 @@
+"""Names where names stand: common words in a person's slot go, by the detectors alone.
+
+Every name below is made of frequent English words the given-name lexicon
+lacks ("Grant", "Field", "Page", "Hope", "Church"), so neither the sweep nor the
+lexicon knows it for a name: only its position does. Lines written for these
+tests, word boxes by hand (``test_detect._page``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from activities.engines.base import ParamValue
+from activities.pages.raster import GrayPage
+from activities.redact.check import Surfaces, find, read_surfaces
+from activities.redact.paint import build_pdf
+from activities.redact.plan import make_plan, normal
+from activities.redact.policy import DEFAULT_REDACTION, RedactionPolicy
+from activities.redact.scan import scan
+from activities.redact.vocabulary import common
+from custody.models import PageText
+from tests.activities.redact.test_detect import DETECTORS_ONLY, _page
+
+_NAME_WORDS = ("grant", "field", "page", "hope", "church", "summer", "wood", "bishop")
+
+
+def _kept(rows: list[str], policy: RedactionPolicy = DETECTORS_ONLY) -> tuple[str, set[str]]:
+    plan = make_plan([_page(rows)], None, policy)
+    kept = normal(" ".join(w.text for w in plan.kept[0].words))
+    return kept, {r.source for r in plan.regions}
+
+
+def test_slots_names_are_common_words_no_rule_knows() -> None:
+    """The test's names are frequent English words outside the lexicon: the sweep keeps them."""
+    assert all(common(word) for word in _NAME_WORDS)
+    kept, _ = _kept(["The field and the church were seen in summer."], DEFAULT_REDACTION)
+    assert "field" in kept and "church" in kept and "summer" in kept
+
+
+def test_slots_remove_a_name_after_a_title_with_the_title() -> None:
+    """After any title, initials and all, the name goes, and the title with it."""
+    kept, sources = _kept(["Clinician in charge: Sister L. R. Page", "Nurse Hope Church called"])
+    assert "page" not in kept and "sister" not in kept
+    assert "hope" not in kept and "church" not in kept and "nurse" not in kept
+    assert kept == normal("Clinician in charge: called")
+    assert sources == {"person_name"}
+
+
+def test_slots_remove_the_value_of_a_persons_label() -> None:
+    """After a label naming a role, the name goes, one word or several, in either order."""
+    rows = [
+        "Usual GP: Page",
+        "Referred by: Grant Field",
+        "Attending physician: FIELD, GRANT",
+        "Consultant: Church, Hope",
+        "Seen by Summer Wood on Monday",
+    ]
+    kept, sources = _kept(rows)
+    for word in _NAME_WORDS[:6] + ("summer", "wood"):
+        assert word not in kept, word
+    assert kept == normal(
+        "Usual GP: Referred by: Attending physician: Consultant: Seen by on Monday"
+    )
+    assert sources == {"person_name"}
+
+
+def test_slots_remove_a_name_in_a_sign_off_and_a_salutation() -> None:
+    """A letter's "Dear X", a sign-off's name on its line or the line under it, "per", "cc:"."""
+    rows = [
+        "Dear Grant,",
+        "Kind regards, Page",
+        "Yours sincerely,",
+        "Hope Church",
+        "per Bishop",
+        "cc: Summer Wood",
+    ]
+    kept, sources = _kept(rows)
+    for word in ("grant", "page", "hope", "church", "bishop", "summer", "wood"):
+        assert word not in kept, word
+    assert kept == normal("Dear, Kind regards, Yours sincerely, per cc:")
+    assert sources == {"person_name"}
+
+
+def test_slots_remove_a_name_before_credentials() -> None:
+    """The words before MD, RN, MBBS FRCP, or a comma and DO, are a name; the letters stay."""
+    rows = ["Grant Field MBBS FRCP", "Reviewed today, Page RN", "Wood, DO"]
+    kept, _ = _kept(rows)
+    for word in ("grant", "field", "page", "wood"):
+        assert word not in kept, word
+    assert "mbbsfrcp" in kept and "reviewedtoday" in kept and kept.endswith("rndo")
+
+
+def test_slots_keep_generic_addressees_roles_and_organisations() -> None:
+    """ "Dear Colleague", a role after a sign-off, an organisation after "To:", prose "as per"
+    and "signed consent" keep their words: no name stands there."""
+    rows = [
+        "Dear Colleague,",
+        "To: Medical Records",
+        "Dose as per protocol.",
+        "Signed consent form attached.",
+        "Regards to the team",
+    ]
+    kept, sources = _kept(rows)
+    assert kept == normal(" ".join(rows))
+    assert sources == set()
+
+
+def test_slots_found_again_by_the_check_by_kind_and_box_only() -> None:
+    """The check re-runs the rule on a view's text layer: a slot's name left in it is found,
+    as ``person_name`` with its box, and the name is not in what leaves the check."""
+    view = _page(["Clinician: Page", "Yours sincerely,", "Grant Field"])
+    surfaces = Surfaces(b"", ("",), ("",), (), "", "x", "0", (view,))
+    found = scan(surfaces, DETECTORS_ONLY, ())
+    public = [f.public() for f in found]
+    assert {p["kind"] for p in public} == {"person_name"}
+    boxes = {tuple(f.box) for f in found}
+    assert boxes >= {(298, 100, 370, 130), (100, 220, 298, 250)}
+    assert not any(word in json.dumps(public) for word in ("Page", "Grant", "Field"))
+
+
+class _Blind:
+    """An engine that reads nothing: the view's text layer and bytes are what is searched."""
+
+    name, version = "blind", "0"
+
+    def params(self) -> dict[str, ParamValue]:
+        return {}
+
+    def model_hashes(self) -> dict[str, str]:
+        return {}
+
+    def recognise(self, image: GrayPage, page: int) -> PageText:
+        return _page([]).model_copy(update={"page": page})
+
+
+def test_slots_name_spelling_pdf_syntax_is_searched_in_text_not_in_names() -> None:
+    """A removed surname that spells a PDF name ("Page", as in ``/Type /Page``) does not
+    refuse a clean view; printed in the view's text layer, it is still found."""
+    white = np.full((2200, 1700), 255, dtype=np.uint8)
+    clean = read_surfaces(build_pdf([(white, _page(["Clinician:"]))], 200), _Blind(), 200)
+    shown = read_surfaces(build_pdf([(white, _page(["Clinician: Page"]))], 200), _Blind(), 200)
+    assert b"/Page" in clean.pdf
+    assert find(clean, ["Page", "Width"]) == ()
+    assert "text-layer:p1" in find(shown, ["Page"])
