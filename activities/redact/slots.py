@@ -170,11 +170,13 @@ def _run(toks: Sequence[Tok], first: int) -> int:
             break
         if _title(word) and not named:
             end = k + 1
+        elif _initials(word):
+            # Before the small words: "A." is an initial, not the article (initials
+            # alone make no name, so "To: A team" still holds none).
+            end = k + 1
         elif bare in (_ENDS if named else _NO_NAMES) or not word[:1].isupper():
             if not (word.islower() and bare in PARTICLES):
                 break  # a particle is joined to the name after it, if one follows
-        elif _initials(word):
-            end = k + 1
         else:
             end, named = k + 1, True
         if _closes(word):

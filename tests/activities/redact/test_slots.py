@@ -48,6 +48,14 @@ def test_slots_remove_a_name_after_a_title_with_the_title() -> None:
     assert sources == {"person_name"}
 
 
+def test_slots_an_initial_a_is_an_initial_not_the_article() -> None:
+    """ "Sister A. Field", "Dr A Page": the initial "A" is no small word; the name and its
+    title go. "To: A team" holds no name (initials alone make none)."""
+    kept, _ = _kept(["Clinician: Sister A. Field", "Seen by Dr A Page today", "To: A team"])
+    assert "sister" not in kept and "field" not in kept and "page" not in kept
+    assert kept == normal("Clinician: Seen by today To: A team")
+
+
 def test_slots_remove_the_value_of_a_persons_label() -> None:
     """After a label naming a role, the name goes, one word or several, in either order."""
     rows = [
