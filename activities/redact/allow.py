@@ -7,7 +7,8 @@ see what they miss. So every view is also swept the other way round, on the
 source's words for the plan and again on the view's re-read words in the check:
 
 - ``digits``: every word bearing digits goes (IDs, dates, phones, postcodes,
-  years, amounts), but a lone one-digit list number ("1", "2.", "(3)").
+  years, amounts), but a lone one-digit list number ("1", "2.", "(3)"); lone
+  digits beside other lone characters (a comb field's boxes) go too.
 - ``proper_noun``: every capitalised word (or all-caps one) goes unless it is
   known safe (``activities.redact.vocabulary``: a frequent English word and no
   given name, or a form's own word), and so does every word joined to one:
@@ -41,10 +42,11 @@ _JOIN_GAP = 2.0  # word heights: further apart, two words are two cells of a gri
 
 def sweep_words(lines: Sequence[Line], enabled: Sequence[str]) -> Iterator[Hit]:
     """The words of ``lines`` that are not known safe, as hits of the enabled sweeps."""
+    combed = {id(tok) for line in lines for tok in _comb(line.tokens)}
     for phrase in (part for line in lines for part in line.phrases()):
         if "digits" in enabled:
             for tok in phrase.tokens:
-                if numeric(tok.text):
+                if numeric(tok.text) or id(tok) in combed:
                     yield Hit((tok,), "sweep", "digits", _searchable(tok.text.strip(_EDGE)))
         if "proper_noun" in enabled:
             yield from _runs(phrase.tokens, _marks(phrase.tokens), _starts_of(phrase.tokens))
@@ -57,6 +59,17 @@ def _searchable(text: str) -> tuple[str, ...]:
     it wherever the view prints it."""
     bare = re.sub(r"[^0-9A-Za-z]", "", text)
     return (text,) if not bare.isdigit() or len(bare) >= _LONG_NUMBER else ()
+
+
+def _comb(toks: Sequence[Tok]) -> Iterator[Tok]:
+    """Lone digits beside another lone character on their line: a number written one
+    character to a box (a form's comb field), which reads whole however far apart the
+    boxes are; a list number stands beside words, not beside another digit."""
+    alone = [len(t.text.strip(_EDGE)) == 1 and t.text.strip(_EDGE).isalnum() for t in toks]
+    for i, tok in enumerate(toks):
+        beside = (i > 0 and alone[i - 1]) or (i + 1 < len(toks) and alone[i + 1])
+        if alone[i] and beside and tok.text.strip(_EDGE).isdigit():
+            yield tok
 
 
 def numeric(text: str) -> bool:

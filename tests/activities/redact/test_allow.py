@@ -56,6 +56,14 @@ def test_sweep_removes_an_identifier_with_an_unseen_prefix() -> None:
     assert "digits" in sources
 
 
+def test_sweep_removes_a_number_written_one_digit_to_a_box() -> None:
+    """A comb field's digits, each alone in its box, read whole: they go; a list number
+    beside words stays."""
+    kept, sources = _kept(["Study number 4 0 7 1 9 2", "3 Plan follows"])
+    assert kept == normal("Study number 3 Plan follows")
+    assert "digits" in sources
+
+
 def test_sweep_keeps_common_words_and_form_words() -> None:
     """A sentence of common words, capitalised or not, and a form's own words all stay."""
     rows = ["Referral Reason: Persistent cough at night.", "The patient reported chest pain."]
