@@ -195,9 +195,10 @@ def _next_row(right: Candidate, below: Candidate, lines: Sequence[Line]) -> bool
     A label with its value far right, in a list's value column, and under it a
     line with words of its own in that column ("Problem ... Night sweats" over
     "Clinic appointment ... 23.09.2025"): the words under the label are the next
-    row's label, whether or not any label list knows their wording.
+    row's label, whether or not any label list knows their wording. Words with a
+    digit in them are a value's (a grid's date under its label), not a label's.
     """
-    if right.gap <= _WIDE:
+    if right.gap <= _WIDE or any(c.isdigit() for t in below.tokens for c in t.text):
         return False
     row = next(line for line in lines if below.tokens[0] in line.tokens)
     column = right.tokens[0].x0

@@ -56,6 +56,19 @@ def test_reason_far_right_is_kept_when_the_words_under_the_label_are_the_next_ro
     assert (found.status, found.value) == ("found", "Worsening ankle")
 
 
+def test_date_under_its_label_is_read_though_a_neighbour_column_is_far_right() -> None:
+    """In a grid the value under a label holds a digit, so it is no next row's label: the
+    neighbouring column's cells either side of it change nothing (a guard for the rule above)."""
+    found = _field(
+        [
+            [("Referral", 100), ("Date", 280), ("East", 900), ("Wing", 1000)],
+            [("07/01/2026", 100), ("Level", 900), ("Two", 1020)],
+        ],
+        "referral_date",
+    )
+    assert (found.status, found.value, found.method) == ("found", "2026-01-07", "anchor:below")
+
+
 def test_swappable_date_goes_to_review_on_a_page_that_prints_months_first() -> None:
     """04/05/2026 under a "(MM/DD/YYYY)" note, or beside a DOB only month first reads
     (11/23/1970), may be April or May: review, never a guess."""
