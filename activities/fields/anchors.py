@@ -182,12 +182,30 @@ def _match(words: list[str], start: int, parts: tuple[str, ...]) -> float:
 
 def candidates(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Candidate]:
     """The value right of ``anchor``, the one below it and the one a wrapped line begins with."""
-    found = (
-        _right_of(anchor, lines, anchors),
-        _below(anchor, lines, anchors),
-        _wrapped(anchor, lines, anchors),
+    right = _right_of(anchor, lines, anchors)
+    below = _below(anchor, lines, anchors)
+    if right and below and _next_row(right, below, lines):
+        below = None
+    return [c for c in (right, below, _wrapped(anchor, lines, anchors)) if c]
+
+
+def _next_row(right: Candidate, below: Candidate, lines: Sequence[Line]) -> bool:
+    """Whether the words under a label begin the next row of its list, not its value.
+
+    A label with its value far right, in a list's value column, and under it a
+    line with words of its own in that column ("Problem ... Night sweats" over
+    "Clinic appointment ... 23.09.2025"): the words under the label are the next
+    row's label, whether or not any label list knows their wording. Words with a
+    digit in them are a value's (a grid's date under its label), not a label's.
+    """
+    if right.gap <= _WIDE or any(c.isdigit() for t in below.tokens for c in t.text):
+        return False
+    row = next(line for line in lines if below.tokens[0] in line.tokens)
+    column = right.tokens[0].x0
+    h = right.anchor.height
+    return any(
+        abs(t.x0 - column) <= 1.5 * h and t.x0 - below.tokens[-1].x1 > _WIDE * h for t in row.tokens
     )
-    return [c for c in found if c]
 
 
 def _stop(line: int, after: int, anchors: Sequence[Anchor], default: int) -> int:
@@ -198,7 +216,7 @@ def _stop(line: int, after: int, anchors: Sequence[Anchor], default: int) -> int
 def _right_of(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate | None:
     line = lines[anchor.line]
     stop = _stop(anchor.line, anchor.end, anchors, len(line.tokens))
-    after = _past_a_note(line.tokens[anchor.end : stop])
+    after = _past_an_alternative(anchor, _past_a_note(line.tokens[anchor.end : stop]))
     run = _run(_words_from(after), anchor.height)
     if not run:
         return None
@@ -272,6 +290,24 @@ def _past_a_note(tokens: Sequence[Token]) -> Sequence[Token]:
         if tok.text.rstrip(":").endswith((")", "]")):
             return tokens[i + 1 :]
     return tokens
+
+
+def _past_an_alternative(anchor: Anchor, tokens: Sequence[Token]) -> Sequence[Token]:
+    """``tokens`` past a label's printed alternative: "WORKING DIAGNOSIS / QUERY", "Practice /
+    clinic". A slash straight after the label joins a second wording of it, never a value: the
+    wording runs to a word with a colon within three, else is the one word after the slash."""
+    slashed = anchor.tokens[-1].text.endswith("/")
+    if not slashed:
+        if not tokens or not tokens[0].text.startswith("/"):
+            return tokens
+        if tokens[0].x0 - anchor.x1 > anchor.height:
+            return tokens  # a slash far off: a value's own ("n/a"), not the label's
+    # The alternative's words: after a lone "/", or "/QUERY" read as one word.
+    rest = list(tokens[1:]) if not slashed and tokens[0].text == "/" else list(tokens)
+    for i, tok in enumerate(rest[:3]):
+        if tok.text.endswith(":"):
+            return rest[i + 1 :]
+    return rest[1:] if rest and rest[0].text.strip("/").isalpha() else tokens
 
 
 def _words_from(tokens: Sequence[Token]) -> Sequence[Token]:

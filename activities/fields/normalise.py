@@ -86,6 +86,30 @@ def dates_in(text: str) -> list[DateHit]:
     return sorted(hits, key=lambda h: h.start)
 
 
+#: A format note that puts the month first ("(MM/DD/YYYY)", "mm-dd-yy").
+_MONTH_FIRST_NOTE = re.compile(r"\bmm\s*[-/.]\s*dd\b", re.I)
+
+
+def month_first(text: str) -> bool:
+    """Whether ``text`` prints dates month first: a format note says so, or a numeric date
+    reads only that way ("07/16/1952", whose second number is no month)."""
+    if _MONTH_FIRST_NOTE.search(text):
+        return True
+    for m in _DMY.finditer(text.translate(_DIGIT_FIXES)):
+        if int(m.group(1)) <= 12 < int(m.group(3)) <= 31:
+            return True
+    return False
+
+
+def day_month_swappable(text: str) -> bool:
+    """Whether a numeric date in ``text`` reads as another date with day and month swapped."""
+    for m in _DMY.finditer(text.translate(_DIGIT_FIXES)):
+        day, month = int(m.group(1)), int(m.group(3))
+        if day != month and day <= 12 and month <= 12:
+            return True
+    return False
+
+
 def iso_date(text: str) -> str | None:
     """The single date ``text`` holds, in ISO form; None when it holds none or several."""
     hits = dates_in(text)

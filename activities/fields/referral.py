@@ -24,7 +24,12 @@ from activities.fields.choose import Reading, decide
 from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
 from activities.fields.layout import Line, Token, joined, near, stamps
-from activities.fields.normalise import edit_distance, plain_text
+from activities.fields.normalise import (
+    day_month_swappable,
+    edit_distance,
+    month_first,
+    plain_text,
+)
 from activities.fields.rivals import Rival, claimed, contested, rivals, unexplained
 from activities.fields.values import Parser
 from custody.fields import FieldValueType, FoundField
@@ -85,6 +90,8 @@ def read_referral(
             readings = _unlabelled(name, lines, anchors, overprinted)
         if name == "referring_clinic":
             readings = _with_heading(readings, _clinic_headings(lines))
+        if name == "referral_date":
+            readings = _day_or_month(readings, lines)
         fields[name] = decide(name, readings, bars[name], seen=seen or bool(readings))
     fields["consent"] = read_consent(pages, lines, anchors, bars["consent"])
     return {name: fields[name] for name in BARS}
@@ -120,6 +127,17 @@ def _unlabelled(
     else:
         found = letter.senders(lines, anchors, name)
     return [_stamped(r, overprinted) for r in found]
+
+
+def _day_or_month(readings: list[Reading], lines: Sequence[Line]) -> list[Reading]:
+    """Dates are read day first; on a page that prints them month first ("(MM/DD/YYYY)",
+    "07/16/1952") a date whose day and month could swap is not singled out: which it is
+    goes to review rather than a guess."""
+    if not month_first("\n".join(joined(line.tokens) for line in lines)):
+        return readings
+    return [
+        replace(r, contested=True) if day_month_swappable(joined(r.tokens)) else r for r in readings
+    ]
 
 
 def _weaker(reading: Reading, share: float) -> Reading:

@@ -51,6 +51,13 @@ _INSTITUTIONS = frozenset(
         *("partnership", "trust", "institute", "foundation", "polyclinic", "dispensary"),
     )
 )
+#: Words of a name printed in lower case ("Grace da Silva", "Dolores bin Yusof").
+_PARTICLES = frozenset(
+    (
+        *("da", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "van", "von"),
+        *("bin", "binti", "bint", "ibn", "ap", "al", "el", "ten", "ter", "y", "zu", "and"),
+    )
+)
 _TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?", re.I)
 
 
@@ -103,6 +110,8 @@ def text(tokens: Sequence[Token]) -> Parsed | None:
         return None  # empty, or the next label of a list rather than a value
     if tokens[0].text.lower() in _VERBS:
         return None  # "The main concern is worsening ...": a sentence, read as one
+    if tokens[0].text.endswith(":"):
+        return None  # "Note: The patient has ...": another label's line, not this one's value
     checked = check(tokens, english)
     plausible = not checked.doubt and checked.confidence >= WORD_BAR
     sure = checked.confidence * (1.0 if plausible else IMPLAUSIBLE)
@@ -140,6 +149,10 @@ def person(tokens: Sequence[Token]) -> Parsed | None:
         return None
     bare = [w.strip(".,'()").lower() for w in words]
     if set(bare) & (_ROLES | _INSTITUTIONS):
+        return value, parsed[1], parsed[2] * IMPLAUSIBLE
+    if any(w[:1].islower() and w.lower() not in _PARTICLES for w in words):
+        # "Prof. lise Brandt": a name's word set in lower case is OCR's misread capital
+        # ("I" read "l") as often as a particle no list here knows.
         return value, parsed[1], parsed[2] * IMPLAUSIBLE
     if _TITLED.match(value):
         return value, parsed[1], parsed[2]
