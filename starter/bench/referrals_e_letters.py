@@ -23,7 +23,7 @@ def speech_letter(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     sheet.text(80, 115, f"{s['clinic_address']}   Phone {s['clinic_phone']}", 22)
     sheet.text(80, 200, s["recipient"], 26)
     sheet.text(80, 240, "Clinical Research Facility", 26)
-    pronoun = rng.choice(("she", "he"))
+    pronoun = _pronoun(drawn.consent.sentence, rng)
     y = sheet.wrap(
         80, 330, 1450,
         f"Re: {s['patient_name']}, {lab['dob']} {s['date_of_birth']}, "
@@ -50,6 +50,14 @@ def speech_letter(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     sheet.text(80, y + 185, s["referring_clinic"], 24)
     sheet.text(80, y + 240, f"cc: {s['other_person_2']}", 24)
     return [sheet]
+
+
+def _pronoun(sentence: str, rng: random.Random) -> str:
+    """One patient, one pronoun: the consent sentence's when it names one."""
+    words = set(sentence.casefold().replace(",", " ").split())
+    if words & {"he", "his", "him"}:
+        return "he"
+    return "she" if words & {"she", "her"} else rng.choice(("she", "he"))
 
 
 def email_printout(drawn: Drawn, rng: random.Random) -> list[Sheet]:

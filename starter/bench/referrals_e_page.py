@@ -110,7 +110,7 @@ def finish(sheet: Sheet, ageing: str, rng: random.Random, banner: str) -> Image.
     elif ageing == "photocopy":
         image = image.filter(ImageFilter.GaussianBlur(1.1)).point(lambda v: 40 + v * 0.78)
         x = rng.randint(200, sheet.width - 200)
-        ImageDraw.Draw(image).line([(x, 0), (x + 6, sheet.height)], fill=170, width=3)
+        ImageDraw.Draw(image).line([(x, 0), (x + 6, sheet.height)], fill=190, width=3)
     if ageing in ("tilt", "fax", "photocopy"):
         angle = rng.uniform(0.4, 2.0) * rng.choice((-1, 1))
         image = image.rotate(angle, resample=Image.Resampling.BILINEAR, fillcolor=255)

@@ -101,8 +101,10 @@ def _written(shown: str, day: date, style: str) -> bool:
 
 def test_referrals_e_truth_is_what_the_page_prints() -> None:
     """Every truth value but the normalised date and consent is printed on its page; the
-    referral date as printed (in its style, or one digit per box) is the truth's."""
-    for index in range(24):
+    referral date as printed (in its style, or one digit per box) is the truth's; a page
+    whose consent is absent says nothing of it."""
+    absent = 0
+    for index in range(36):
         ref = generate(index, 9)
         said = ref.printed.casefold()
         for name in ("participant_id", "clinician", "referring_clinic", "reason"):
@@ -113,9 +115,15 @@ def test_referrals_e_truth_is_what_the_page_prints() -> None:
         else:
             assert ref.shown["referral_date"] in ref.printed, index
             assert _written(ref.shown["referral_date"], day, ref.meta["date_style"]), index
+        if ref.meta["consent_as"] == "absent":  # nothing on the page speaks of it
+            absent += 1
+            spoken = [*values.CONSENT_QUESTIONS, *values.LABELS["consent"]]
+            spoken += [w for _, pool in values.CONSENT_SENTENCES.values() for w in pool]
+            assert not any(w.casefold() in said for w in spoken), index
         people = [v for k, v in ref.identifiers.items() if k in _PATIENT or "person" in k]
         surnames = [p.split()[-1] for p in people if not p[0].isdigit() and "/" not in p]
         assert len(set(surnames)) == len(surnames), index  # no shared surname
+    assert absent >= 2
 
 
 def test_referrals_e_consent_given_refused_and_sometimes_absent() -> None:
