@@ -5,7 +5,8 @@ holds its labels in a ruled left gutter with values (and a reason that wraps
 over several lines) to the right; ``merged_table`` is a two-page grid whose
 header and patient label span several cells, with a medication table on its
 second page. ``consent_block`` draws consent the way a family asks: a
-question whose answer is ticked or ringed, a sentence, or nothing at all.
+question whose answer is ticked or ringed, a crossed box beside a statement
+that affirms or denies, a sentence, or nothing at all.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ def consent_block(sheet: Sheet, x: int, y: int, width: int, consent: Consent) ->
         return y
     if consent.sentence:
         return sheet.wrap(x, y, width, consent.sentence, 28)
+    if consent.mode == "statement":  # the statement says which way; the box is crossed
+        sheet.rect((x, y, x + 36, y + 36))
+        sheet.mark((x, y, x + 36, y + 36), "cross")
+        return sheet.wrap(x + 56, y, width - 56, consent.question, 28)
     y = sheet.wrap(x, y, width, consent.question, 28)
     chosen = 0 if consent.truth else 1
     for n, answer in enumerate(consent.answers):
@@ -82,6 +87,8 @@ def comb_form(drawn: Drawn, rng: random.Random) -> list[Sheet]:
 def gutter_notes(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     sheet, s, lab = Sheet(face="serif"), drawn.shown, drawn.labels
     sheet.text(80, 60, f"To: {s['recipient']}", 26)
+    sheet.text(80, 105, s["recipient_address"], 22)
+    sheet.text(80, 140, s["recipient_phone"], 22)
     sheet.text(980, 60, s["referring_clinic"], 28, "serif_bold")
     sheet.text(980, 105, s["clinic_address"], 22)
     sheet.text(980, 140, f"T: {s['clinic_phone']}", 22)

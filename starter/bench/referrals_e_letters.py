@@ -22,7 +22,7 @@ def speech_letter(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     sheet.text(80, 60, s["referring_clinic"], 40, "serif_bold")
     sheet.text(80, 115, f"{s['clinic_address']}   Phone {s['clinic_phone']}", 22)
     sheet.text(80, 200, s["recipient"], 26)
-    sheet.text(80, 240, "Clinical Research Facility", 26)
+    sheet.text(80, 240, f"{s['recipient_address']} - tel {s['recipient_phone']}", 26)
     pronoun = _pronoun(drawn.consent.sentence, rng)
     y = sheet.wrap(
         80, 330, 1450,
@@ -120,5 +120,6 @@ def two_column(drawn: Drawn, rng: random.Random) -> list[Sheet]:
         right = consent_block(sheet, 880, right + 34, 740, drawn.consent)
     sheet.draw.line([(80, 1980), (1620, 1980)], fill=0, width=1)
     sheet.text(80, 2000, f"{s['referring_clinic']} - tel {s['clinic_phone']}", 20)
-    sheet.text(80, 2040, f"{lab['printed']} {s['printed']}   For: {s['recipient']}", 20)
+    sheet.text(80, 2040, f"{lab['printed']} {s['printed']}", 20)
+    sheet.text(80, 2080, f"For: {s['recipient']}, {s['recipient_address']}", 20)
     return [sheet]

@@ -78,6 +78,13 @@ CONSENT_QUESTIONS = (
     "May the trial team access this referral?",
 )
 CONSENT_ANSWERS = (("YES", "NO"), ("Agreed", "Declined"), ("Y", "N"))
+#: One box, crossed, beside a statement that affirms or denies: (affirming, denying).
+CONSENT_STATEMENTS = (
+    ("The patient is willing for researchers to read this referral",
+     "The patient is not willing for researchers to read this referral"),
+    ("Study staff may have sight of these notes", "Study staff may NOT have sight of these notes"),
+    ("Agreement to data release recorded", "Patient declines data release"),
+)  # fmt: skip
 FIRST = ("Summer", "Hazel", "Rich", "Iman", "Bea", "Pieter", "Ngaire", "Siew Ling", "Thabo",
          "Ifeoma", "Joy", "Marguerite", "Ravi", "Cerys", "Ewan", "Anneke", "Mark")  # fmt: skip
 LAST = ("Field", "Brook", "Cook", "Al-Sayed", "ten Brink", "van der Berg", "O'Connell-Ruiz",
@@ -144,7 +151,8 @@ DATES: dict[str, Callable[[date, time], str]] = {
 @dataclass
 class Consent:
     """How consent shows: ``mode`` ("affirm", "refuse", "negated" sentences, "circled"
-    or "ticked" answers, "absent"), its truth (None: no evidence), and what is printed."""
+    or "ticked" answers, a crossed "statement" box, "absent"), its truth (None: no
+    evidence), and what is printed (a statement stands in ``question``)."""
 
     mode: str
     truth: bool | None
@@ -173,11 +181,10 @@ def draw_consent(rng: random.Random, marks: bool) -> Consent:
     if roll < 0.125:
         return Consent("absent", None)
     if marks and roll < 0.7:
-        given = rng.random() < 0.5
-        return Consent(
-            rng.choice(("circled", "ticked")), given, "",
-            rng.choice(CONSENT_QUESTIONS), rng.choice(CONSENT_ANSWERS),
-        )  # fmt: skip
+        given, mode = rng.random() < 0.5, rng.choice(("circled", "ticked", "statement"))
+        if mode == "statement":
+            return Consent(mode, given, "", rng.choice(CONSENT_STATEMENTS)[0 if given else 1])
+        return Consent(mode, given, "", rng.choice(CONSENT_QUESTIONS), rng.choice(CONSENT_ANSWERS))
     kind = rng.choice(("affirm", "affirm", "refuse", "negated"))
     truth, wordings = CONSENT_SENTENCES[kind]
     return Consent(kind, truth, rng.choice(wordings))
@@ -223,6 +230,10 @@ def draw_values(rng: random.Random, marks: bool) -> Drawn:
         "clinic_phone": f"+44 {rng.randint(1200, 1999)} {rng.randint(100000, 999999)}",
         "clinic_address": f"{rng.randint(1, 99)} {rng.choice(STREETS)}, {town}",
         "recipient": rng.choice(("Research Office", "Trials Unit", "Study Coordinator")),
+        "recipient_address": f"{rng.choice(('Level 3', 'Block C', 'Floor 2'))}, "
+        f"{rng.choice(('Gartnavel Research Hub', 'Tygerberg Trials Centre', 'Kent Ridge CRF'))}",
+        "recipient_phone": f"+{rng.randint(27, 65)} {rng.randint(10, 99)} {rng.randint(1000, 9999)}"
+        f" {rng.randint(1000, 9999)}",
     }
     shown |= {f"other_person_{n}": name for n, name in enumerate(others, 1)}
     labels = {name: rng.choice(pool) for name, pool in {**LABELS, **OTHER_LABELS}.items()}

@@ -118,6 +118,7 @@ def test_referrals_e_truth_is_what_the_page_prints() -> None:
         if ref.meta["consent_as"] == "absent":  # nothing on the page speaks of it
             absent += 1
             spoken = [*values.CONSENT_QUESTIONS, *values.LABELS["consent"]]
+            spoken += [w for pair in values.CONSENT_STATEMENTS for w in pair]
             spoken += [w for _, pool in values.CONSENT_SENTENCES.values() for w in pool]
             assert not any(w.casefold() in said for w in spoken), index
         people = [v for k, v in ref.identifiers.items() if k in _PATIENT or "person" in k]
@@ -134,7 +135,10 @@ def test_referrals_e_consent_given_refused_and_sometimes_absent() -> None:
     refused = sum(c.truth is False for c in drawn)
     absent = sum(c.truth is None for c in drawn)
     assert 0.3 <= given / 400 <= 0.6 and 0.3 <= refused / 400 <= 0.6 and 20 <= absent <= 90
-    assert not any(c.mode in ("circled", "ticked") for c in drawn[1::2])
+    assert not any(c.mode in ("circled", "ticked", "statement") for c in drawn[1::2])
+    for affirm, deny in values.CONSENT_STATEMENTS:  # the statement crossed says which way
+        assert all(c.truth is (c.question == affirm) for c in drawn if c.question in (affirm, deny))
+    assert {"circled", "ticked", "statement"} <= {c.mode for c in drawn}
     for kind, (truth, wordings) in values.CONSENT_SENTENCES.items():
         assert all(c.truth is truth for c in drawn if c.mode == kind and c.sentence in wordings)
     assert all(c.mode == "absent" for c in drawn if c.truth is None)
