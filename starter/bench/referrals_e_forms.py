@@ -71,8 +71,9 @@ def comb_form(drawn: Drawn, rng: random.Random) -> list[Sheet]:
         label = {"patient_name": "Surname, forename(s)"}.get(name, lab.get(name, ""))
         value = s[name]
         if name == "patient_name":
-            first, last = value.split(" ", 1) if " " in value else ("", value)
-            value = f"{last.upper()}, {first}" if rng.random() < 0.5 else value
+            last = s["patient_surname"]
+            given = value.removesuffix(f" {last}")
+            value = f"{last.upper()}, {given}" if rng.random() < 0.5 else value
         y = _labelled(sheet, 80, y + 10, label, value, 560)
     sheet.text(80, y + 10, lab["reason"], 26, "cond_bold")
     bottom = sheet.wrap(100, y + 70, 1400, s["reason"], 28)

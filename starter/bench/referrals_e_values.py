@@ -220,6 +220,8 @@ def draw_values(rng: random.Random, marks: bool) -> Drawn:
         "clinician": clinician,
         "reason": rng.choice(REASONS),
         "patient_name": patient,
+        # Particles and two-word given names: the surname as drawn, for "SURNAME, Given".
+        "patient_surname": max((n for n in LAST if patient.endswith(f" {n}")), key=len),
         "date_of_birth": f"{born:%d/%m/%Y}",
         "mrn": f"{rng.choice(('K', 'GH', 'U'))}{rng.randint(1000000, 9999999)}",
         "phone": f"0{rng.randint(7100, 7999)} {rng.randint(100000, 999999)}",
