@@ -13,8 +13,9 @@ the referral date, and a two-column summary with labels above values. Dates
 are written with times of day, Roman-numeral months, upper-case months and
 ISO "T" stamps (``starter.bench.referrals_e_values``). Consent is a question
 whose answer is ticked or ringed, a crossed box beside a statement that
-affirms or denies, a sentence that affirms, refuses or negates, or absent (then ``null``: a careful reader records it as unknown).
-Pages may be tilted, faxed or photocopied (``starter.bench.referrals_e_page``).
+affirms or denies, a sentence that affirms, refuses or negates, or absent
+(then ``null``: a careful reader records it as unknown). Pages may be tilted,
+faxed or photocopied (``starter.bench.referrals_e_page``).
 
 Truth beside each file as ``<stem>.fields.json`` (split ``held_out_e``); the
 patient's and every other person's identifiers as printed in
