@@ -10,8 +10,9 @@ of its first held-out split (measured once, then tuned on), all three the
 **tuning** split; and the second's held-out families and wordings, the
 **held_out** split (``starter.bench.referrals_b``), never tuned on; and the
 third generator's, written blind, the **held_out_c** split
-(``starter.bench.referrals_c``), never tuned on either; and the fourth's,
-also written blind, the **held_out_d** split (``starter.bench.referrals_d``). A
+(``starter.bench.referrals_c``), never tuned on either; and the fourth's and
+fifth's, also written blind, the **held_out_d** and **held_out_e** splits
+(``starter.bench.referrals_d``, ``starter.bench.referrals_e``). A
 document that was not published counts each of its fields as missing. Each
 published referral is also read again with its bars at zero
 (``activities.fields.unbarred``) for the confidence bands.
@@ -21,8 +22,8 @@ field ``expected``, ``exact``, ``missing``, ``wrong``, ``wrong_confident``,
 ``exact_share``, ``wrong_by_band``, ``proposed_bar``, ``bar``,
 ``wrong_at_or_above_bar``, ``bar_held``), ``consent_wrong``, ``by_type`` (the
 same per ground-truth type), ``splits`` (the same for ``tuning`` and
-``held_out``, ``held_out_c`` and ``held_out_d``), ``targets`` (``held_out``,
-``held_out_c`` and ``held_out_d``:
+``held_out``, ``held_out_c``, ``held_out_d`` and ``held_out_e``), ``targets``
+(``held_out``, ``held_out_c``, ``held_out_d`` and ``held_out_e``:
 issue #27's targets on each of those splits),
 and ``pairs``: a generic form's key-value pairs against FUNSD's links, for the
 scans with a FUNSD annotation (``starter.bench.pairs``).
@@ -53,6 +54,7 @@ from starter.bench.referrals import write_set
 from starter.bench.referrals_b import write_set as write_set_b
 from starter.bench.referrals_c import write_set as write_set_c
 from starter.bench.referrals_d import write_set as write_set_d
+from starter.bench.referrals_e import write_set as write_set_e
 from starter.cli.output import Exit, emit
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
@@ -87,13 +89,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def drawn_referrals(out: Path, count: int, seed: int) -> list[tuple[Path, Truth]]:
     """``count`` referrals from each set: the first generator's, the second's three sets,
-    the third's and the fourth's (their own splits, ``held_out_c`` and ``held_out_d``)."""
+    the third's, the fourth's and the fifth's (their own splits, ``held_out_c``,
+    ``held_out_d`` and ``held_out_e``)."""
     write_set(out / "a", count, seed)
     for split in ("tuning", "seen", "held_out"):
         write_set_b(out / f"b-{split}", count, seed, split)
     write_set_c(out / "c-held_out", count, seed)
     write_set_d(out / "d-held_out", count, seed)
-    parts = ("a", "b-tuning", "b-seen", "b-held_out", "c-held_out", "d-held_out")
+    write_set_e(out / "e-held_out", count, seed)
+    parts = ("a", "b-tuning", "b-seen", "b-held_out", "c-held_out", "d-held_out", "e-held_out")
     return [doc for part in parts for doc in scans(out / part, None)]
 
 
@@ -152,7 +156,7 @@ def _report(
     overall = tallies.pop("all")
     splits = {k.split(":", 1)[1]: tallies.pop(k) for k in sorted(tallies) if k.startswith("split:")}
     aims = targets(overall, splits.get("held_out"))
-    for blind in ("held_out_c", "held_out_d"):  # the generators written blind
+    for blind in ("held_out_c", "held_out_d", "held_out_e"):  # the generators written blind
         if splits.get(blind) and splits[blind].fields:
             aims[blind] = held_out_targets(splits[blind])
     return {
@@ -182,7 +186,7 @@ def _text(report: dict[str, Any]) -> str:
     if p["expected"]:
         lines.append(f"form pairs: precision {p['precision']}, recall {p['recall']}, f1 {p['f1']}")
     lines.append(f"targets met: {report['targets']['all_met']}")
-    for split in ("held_out", "held_out_c", "held_out_d"):
+    for split in ("held_out", "held_out_c", "held_out_d", "held_out_e"):
         if split in report["targets"]:
             lines.append(f"{split} targets met: {report['targets'][split]['met']}")
     return "\n".join(lines)

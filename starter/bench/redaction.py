@@ -1,6 +1,6 @@
 """``custody bench redaction``: is any ground-truth identifier readable in a kept view?
 
-Seven sets, each document read as the pipeline reads it (a PDF's born-digital
+Eight sets, each document read as the pipeline reads it (a PDF's born-digital
 pages as their text layer, every other page rendered in the sandboxed child
 and OCRed by the configured engine; fields by ``activities.fields.extract``),
 and its view made as ``custody redact`` makes it (``activities.redact.core``),
@@ -15,6 +15,9 @@ the plan told nothing of the truth:
   blind (``starter.bench.referrals_d``); identifiers those of ``referrals_c``, the
   MRN, and every other person and identifier the page prints (``other_person_N``,
   ``other_id_N``: a nurse, the practice's partners, an NHS or member number).
+- ``referrals_e``: ``--referrals N`` scans of the fifth generator, written blind too
+  (``starter.bench.referrals_e``); identifiers those of ``referrals_d`` (comb boxes,
+  a "Re:" line, a printed e-mail's header and footer among the places they stand).
 - ``receipts``: the corpus's SROIE receipts; identifiers the company and the address.
 - ``born_digital_dev``, ``born_digital_held_out`` and ``born_digital_held_out_b``:
   ``--born-digital N`` pages each (``starter.bench.born_digital``) with
@@ -65,7 +68,14 @@ _MAX_REFUSED_CLEAN = 0.1
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from activities.engines.selection import build_engine
     from activities.engines.tesseract import TesseractEngine
-    from starter.bench import born_digital, referrals, referrals_b, referrals_c, referrals_d
+    from starter.bench import (
+        born_digital,
+        referrals,
+        referrals_b,
+        referrals_c,
+        referrals_d,
+        referrals_e,
+    )
     from starter.bench.ocr import default_corpus
 
     corpus: Path = args.corpus or default_corpus()
@@ -91,6 +101,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # The fourth, written blind too; its identifiers beside the truth the same way.
             "referrals_d": lambda: with_identifiers(
                 documents(referrals_d.write_set(root / "rd", args.referrals, args.seed))
+            ),
+            # The fifth, written blind as well; its identifiers beside the truth likewise.
+            "referrals_e": lambda: with_identifiers(
+                documents(referrals_e.write_set(root / "re", args.referrals, args.seed))
             ),
             "receipts": lambda: documents(sorted(corpus.glob("sroie_*"))),
             **{
