@@ -43,13 +43,53 @@ _JOIN_GAP = 2.0  # word heights: further apart, two words are two cells of a gri
 def sweep_words(lines: Sequence[Line], enabled: Sequence[str]) -> Iterator[Hit]:
     """The words of ``lines`` that are not known safe, as hits of the enabled sweeps."""
     combed = {id(tok) for line in lines for tok in _comb(line.tokens)}
-    for phrase in (part for line in lines for part in line.phrases()):
-        if "digits" in enabled:
-            for tok in phrase.tokens:
-                if numeric(tok.text) or id(tok) in combed:
-                    yield Hit((tok,), "sweep", "digits", _searchable(tok.text.strip(_EDGE)))
-        if "proper_noun" in enabled:
-            yield from _runs(phrase.tokens, _marks(phrase.tokens), _starts_of(phrase.tokens))
+    # A name the line's end cut ("... her partner, Ngaire" / "Brook. What I ..."): the
+    # words it wraps onto are the name's still, though they start a line.
+    open_name = False
+    for line in lines:
+        phrases = line.phrases()
+        for n, phrase in enumerate(phrases):
+            toks = phrase.tokens
+            if "digits" in enabled:
+                for tok in toks:
+                    if numeric(tok.text) or id(tok) in combed:
+                        yield Hit((tok,), "sweep", "digits", _searchable(tok.text.strip(_EDGE)))
+            if "proper_noun" in enabled:
+                marked = _marks(toks) | (_wrapped(toks) if n == 0 and open_name else set())
+                yield from _runs(toks, marked, _starts_of(toks))
+                if n == len(phrases) - 1:
+                    open_name = _ends_open(toks, marked)
+
+
+#: Words of a name a line's end may carry onto the next line's start.
+_WRAP_WORDS = 3
+
+
+def _ends_open(toks: Sequence[Tok], marked: set[int]) -> bool:
+    """Whether the phrase ends inside a name: its last word removed (or a title, or
+    initials) and no punctuation closing it."""
+    if not toks:
+        return False
+    last = len(toks) - 1
+    word = toks[last].text
+    bare = word.strip(_EDGE).lower()
+    named = last in marked or bare in TITLES
+    shut = word.endswith((".", ",", ";", ":", "!", "?", ")"))
+    return named and (not shut or bare in TITLES or bool(_INITIALS.fullmatch(word)))
+
+
+def _wrapped(toks: Sequence[Tok]) -> set[int]:
+    """The first capitalised words of a line a name was cut onto, up to the first that
+    closes it or is a label's or a form's own word."""
+    taken: set[int] = set()
+    for i, tok in enumerate(toks[:_WRAP_WORDS]):
+        word = tok.text.strip(_EDGE)
+        if not word or not _capital(word) or tok.text.endswith(":") or form_word(word):
+            break
+        taken.add(i)
+        if tok.text.endswith((".", ",", ";", "!", "?", ")")):
+            break
+    return taken
 
 
 def _searchable(text: str) -> tuple[str, ...]:

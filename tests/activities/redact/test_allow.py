@@ -64,6 +64,17 @@ def test_sweep_removes_a_number_written_one_digit_to_a_box() -> None:
     assert "digits" in sources
 
 
+def test_sweep_follows_a_name_the_line_end_cut() -> None:
+    """A name wrapped onto the next line goes whole, though its last word is a common one
+    starting a line; a sentence the line's end closes leaves the next line's first word."""
+    kept, _ = _kept(["in clinic with her partner, Ngaire", "Brook. She would like", "a visit."])
+    assert kept == normal("in clinic with her partner, She would like a visit.")
+    kept, _ = _kept(["seen with his partner, Prof Ravi", "Hart. Plan follows"])
+    assert kept == normal("seen with his partner, Plan follows")
+    kept, _ = _kept(["We spoke to Ngaire.", "Brook trout was served."])
+    assert kept == normal("We spoke to Brook trout was served.")
+
+
 def test_sweep_keeps_common_words_and_form_words() -> None:
     """A sentence of common words, capitalised or not, and a form's own words all stay."""
     rows = ["Referral Reason: Persistent cough at night.", "The patient reported chest pain."]
