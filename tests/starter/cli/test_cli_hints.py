@@ -175,3 +175,15 @@ async def test_cli_prefixes_are_not_taken_over_http(
         short = await edge.http.get(f"/v1/documents/{s.sha256[:8]}", headers=auth)
     assert whole.status_code == 200 and whole.json()["sha256"] == s.sha256
     assert short.status_code in (400, 404) and s.sha256 not in short.text
+
+
+def test_table_confidence_rounds_down_never_to_a_certainty() -> None:
+    """An OCR mean of 0.996 prints 0.99, not 1.00; only a certainty prints 1.00."""
+    from starter.cli.documents import _two_places_down
+
+    assert [_two_places_down(c) for c in (0.996, 0.7849, 1.0, 0.0)] == [
+        "0.99",
+        "0.78",
+        "1.00",
+        "0.00",
+    ]
