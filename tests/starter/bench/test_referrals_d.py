@@ -4,31 +4,23 @@ deterministic: test_referrals.py, with the others)."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 from datetime import date
 from pathlib import Path
-from typing import Any
 
-import pypdfium2
 import pytest
-from PIL import Image
 
-from starter.bench import redaction, referrals, referrals_b_values, referrals_c_values
+from starter.bench import referrals, referrals_b_values, referrals_c_values
 from starter.bench import referrals_d_values as values
-from starter.bench.fields import _report, drawn_referrals
-from starter.bench.fields_score import Tally, Truth, truth_for
 from starter.bench.redaction_truth import truth_strings
 from starter.bench.referrals_d import (
     FAMILIES,
     SPLIT,
     generate,
-    identifiers_for,
     printed_identifiers,
     write_set,
 )
-from starter.cli.output import Exit
+from tests.starter.bench.blind import assert_own_split, assert_valid_set, drawn_set
 
 _FIELDS = {"referral_date", "participant_id", "consent", "referring_clinic", "clinician", "reason"}
 _PATIENT = {"patient_name", "date_of_birth", "participant_id", "clinician"}
@@ -38,29 +30,7 @@ _PEOPLE = {"patient_name", "clinician"}
 def test_referrals_d_writes_valid_files_and_truth_for_every_family(tmp_path: Path) -> None:
     """Each file opens (a PNG page, or a two-page PDF) beside its truth in split held_out_d
     (ISO date, consent a boolean where there is evidence, else null) and its identifiers apart."""
-    families = set()
-    paths = write_set(tmp_path, 12, seed=3)
-    for path in paths:
-        record = json.loads(path.with_name(f"{path.stem}.fields.json").read_text())
-        fields, drawn = record["fields"], record["drawn"]
-        assert record["type"] == "referral" and drawn["split"] == SPLIT
-        assert set(fields) == _FIELDS
-        date.fromisoformat(fields["referral_date"])
-        # No evidence either way: null, which the bench scores as "no value may go out".
-        absent = drawn["consent_as"] == "absent"
-        assert fields["consent"] is None if absent else isinstance(fields["consent"], bool)
-        assert set(identifiers_for(path)) >= _PATIENT
-        if path.suffix == ".pdf":
-            pdf = pypdfium2.PdfDocument(path)
-            assert len(pdf) == int(drawn["pages"]) == 2
-            assert pdf[1].render(scale=0.2).to_pil().size[0] > 100
-        else:
-            with Image.open(path) as image:
-                assert image.size[0] >= 1600 and round(image.info["dpi"][0]) == 200
-        families.add(drawn["layout"])
-    assert families == set(FAMILIES)
-    truth = truth_for(paths[0])
-    assert truth is not None and truth.split == SPLIT and "patient_name" not in truth.fields
+    assert_valid_set(write_set(tmp_path, 12, seed=3), SPLIT, set(FAMILIES), _PATIENT)
 
 
 def test_referrals_d_every_string_on_the_page_and_none_overlapping() -> None:
@@ -131,16 +101,7 @@ def test_referrals_d_wordings_and_sites_are_not_the_other_generators() -> None:
 def test_bench_fields_reports_the_fourth_generator_as_its_own_split(tmp_path: Path) -> None:
     """Drawn referrals include the fourth generator's, scored as split held_out_d, with
     issue #27's targets reported for it beside the third's."""
-    drawn = drawn_referrals(tmp_path, 1, seed=3)
-    assert [t.split for _, t in drawn].count(SPLIT) == 1
-    tallies = {"all": Tally(), f"split:{SPLIT}": Tally(), "split:held_out_c": Tally()}
-    truth = Truth("referral", {"participant_id": "UKB#123456"}, SPLIT)
-    for key in tallies:
-        tallies[key].add(truth, None, None, "published")
-    report = _report(tallies, 1, 1.0)
-    assert report["splits"][SPLIT]["fields"]["participant_id"]["missing"] == 1
-    assert report["targets"][SPLIT]["met"] is False
-    assert report["targets"]["held_out_c"]["exact_share"] == 0.0
+    assert_own_split(tmp_path, SPLIT, "held_out_c", "UKB#123456")
 
 
 def test_bench_redaction_draws_the_fourth_set_with_every_identifier(
@@ -148,21 +109,8 @@ def test_bench_redaction_draws_the_fourth_set_with_every_identifier(
 ) -> None:
     """``--sets referrals_d`` draws only that set, each truth carrying the page's other
     people and numbers, which the bench's search then looks for as well."""
-    seen: dict[str, Any] = {}
-
-    def figures(sets: dict[str, list[tuple[Path, Truth]]], *_: object) -> dict[str, Any]:
-        seen.update(sets)
-        return {"sets": {}, "overall": redaction._summary([], 0.0), "target_met": False}
-
-    monkeypatch.setattr(redaction, "figures", figures)
-    monkeypatch.setattr("activities.engines.selection.build_engine", lambda _: None)
-    monkeypatch.setattr("activities.engines.tesseract.TesseractEngine", lambda _: None)
-    args = argparse.Namespace(
-        corpus=tmp_path, referrals=6, seed=0, sets="referrals_d", limit=None, json=True
-    )
-    assert redaction.run(args, None) == Exit.FAILED  # type: ignore[arg-type]
-    assert list(seen) == ["referrals_d"] and len(seen["referrals_d"]) == 6
-    letter = next(t for p, t in seen["referrals_d"] if "0000" in p.name)  # the GP letter
+    drawn = drawn_set(tmp_path, monkeypatch, "referrals_d")
+    letter = next(t for p, t in drawn if "0000" in p.name)  # the GP letter
     others = {"other_person_1", "other_person_2", "other_person_3", "other_id_1"}
     assert set(letter.fields) >= others
     searched = truth_strings(letter)
