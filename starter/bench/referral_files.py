@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,6 +37,19 @@ def write_referral(
     record = {"type": "referral", "fields": truth, "drawn": meta}
     (out / f"{stem}.fields.json").write_text(json.dumps(record, indent=1, sort_keys=True))
     return path
+
+
+@dataclass
+class DrawnReferral:
+    """One drawn referral: its pages, its truth, its printed identifiers apart, how it
+    was drawn, and every string its pages print joined (for the tests; never written)."""
+
+    stem: str
+    truth: dict[str, str | bool | None]
+    identifiers: dict[str, str]
+    pages: list[Image.Image]
+    meta: dict[str, str]
+    printed: str = ""
 
 
 class Identified(Protocol):

@@ -30,12 +30,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image
-
-from starter.bench.referral_files import identifiers_for, write_identified
+from starter.bench.referral_files import DrawnReferral, identifiers_for, write_identified
 from starter.bench.referrals_d_forms import boxed, eform, med_table, us_intake
 from starter.bench.referrals_d_letters import gp_letter, research_memo
 from starter.bench.referrals_d_page import DEGRADATIONS, Page, degrade
@@ -59,15 +56,8 @@ FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Page]]] = {
 _BOXES = frozenset({"research_memo", "eform", "boxed", "med_table", "us_intake"})
 
 
-@dataclass
-class ReferralD:
-    stem: str
-    truth: dict[str, str | bool | None]
-    identifiers: dict[str, str]
-    pages: list[Image.Image]
-    meta: dict[str, str]
-    #: Every string the pages print, joined (for the tests; never written out).
-    printed: str = ""
+#: One referral of the fourth generator.
+ReferralD = DrawnReferral
 
 
 def generate(index: int, seed: int) -> ReferralD:

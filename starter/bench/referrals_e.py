@@ -30,9 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PIL import Image
-
-from starter.bench.referral_files import identifiers_for, write_identified
+from starter.bench.referral_files import DrawnReferral, identifiers_for, write_identified
 from starter.bench.referrals_e_forms import comb_form, gutter_notes, merged_table
 from starter.bench.referrals_e_letters import email_printout, speech_letter, two_column
 from starter.bench.referrals_e_page import AGEING, Sheet, finish
@@ -54,15 +52,9 @@ _MARKS = frozenset({"comb_form", "gutter_notes", "merged_table", "two_column"})
 
 
 @dataclass
-class ReferralE:
-    stem: str
-    truth: dict[str, str | bool | None]
-    identifiers: dict[str, str]
-    pages: list[Image.Image]
-    meta: dict[str, str]
-    #: Every string the pages print, joined, and the values as printed (for the tests;
-    #: never written out).
-    printed: str = ""
+class ReferralE(DrawnReferral):
+    """One referral of the fifth generator, with its values as printed (for the tests)."""
+
     shown: dict[str, str] = field(default_factory=dict)
 
 
