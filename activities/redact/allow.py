@@ -42,7 +42,8 @@ _JOIN_GAP = 2.0  # word heights: further apart, two words are two cells of a gri
 
 def sweep_words(lines: Sequence[Line], enabled: Sequence[str]) -> Iterator[Hit]:
     """The words of ``lines`` that are not known safe, as hits of the enabled sweeps."""
-    combed = {id(tok) for line in lines for tok in _comb(line.tokens)}
+    digits = "digits" in enabled
+    combed = {id(tok) for line in lines for tok in _comb(line.tokens)} if digits else set()
     # A name the line's end cut ("... her partner, Ngaire" / "Brook. What I ..."): the
     # words it wraps onto are the name's still, though they start a line.
     open_name = False
@@ -50,7 +51,7 @@ def sweep_words(lines: Sequence[Line], enabled: Sequence[str]) -> Iterator[Hit]:
         phrases = line.phrases()
         for n, phrase in enumerate(phrases):
             toks = phrase.tokens
-            if "digits" in enabled:
+            if digits:
                 for tok in toks:
                     if numeric(tok.text) or id(tok) in combed:
                         yield Hit((tok,), "sweep", "digits", _searchable(tok.text.strip(_EDGE)))
@@ -63,6 +64,8 @@ def sweep_words(lines: Sequence[Line], enabled: Sequence[str]) -> Iterator[Hit]:
 
 #: Words of a name a line's end may carry onto the next line's start.
 _WRAP_WORDS = 3
+#: What ends a word that closes a name: a sentence's, a clause's or a label's mark.
+_SHUT = (".", ",", ";", ":", "!", "?", ")")
 
 
 def _ends_open(toks: Sequence[Tok], marked: set[int]) -> bool:
@@ -74,7 +77,7 @@ def _ends_open(toks: Sequence[Tok], marked: set[int]) -> bool:
     word = toks[last].text
     bare = word.strip(_EDGE).lower()
     named = last in marked or bare in TITLES
-    shut = word.endswith((".", ",", ";", ":", "!", "?", ")"))
+    shut = word.endswith(_SHUT)
     return named and (not shut or bare in TITLES or bool(_INITIALS.fullmatch(word)))
 
 
@@ -87,7 +90,7 @@ def _wrapped(toks: Sequence[Tok]) -> set[int]:
         if not word or not _capital(word) or tok.text.endswith(":") or form_word(word):
             break
         taken.add(i)
-        if tok.text.endswith((".", ",", ";", "!", "?", ")")):
+        if tok.text.endswith(_SHUT):
             break
     return taken
 
