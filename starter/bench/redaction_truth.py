@@ -9,7 +9,8 @@ case, without spaces, a date in every style the referral generator prints
 its words but titles (a surname alone in a letter's sign-off), an address as
 each of its comma-separated parts (a street, a postcode and town). Text is
 compared on letters and digits, so case and spacing matter only for the
-search of the raw bytes.
+search of the raw bytes; a hit in a page's text counts where it begins or ends at
+a word's edge (an OCR's "October GE" joined holds "berg", and reads no name).
 
 Findings name the field and where (``participant_id@ocr:p1``), never the value.
 """
@@ -67,7 +68,11 @@ def variants(name: str, value: str) -> list[str]:
 
 def truth_leaks(surfaces: Surfaces, strings: dict[str, list[str]]) -> list[str]:
     """``field@where`` for each field whose true value the view still holds."""
-    return [f"{name}@{where}" for name, forms in strings.items() for where in find(surfaces, forms)]
+    return [
+        f"{name}@{where}"
+        for name, forms in strings.items()
+        for where in find(surfaces, forms, at_word_edge=True)
+    ]
 
 
 def _date(value: str) -> date | None:

@@ -17,6 +17,7 @@ import pytest
 import activities.redact.core as core
 from activities.engines.base import OcrEngine
 from activities.engines.tesseract import TesseractEngine
+from activities.redact.check import Surfaces, find
 from activities.redact.plan import Plan, make_plan
 from activities.redact.policy import DEFAULT_REDACTION, RedactionPolicy
 from custody.fields import Extraction
@@ -24,7 +25,7 @@ from custody.models import PageText
 from custody.settings import Settings
 from starter.bench import born_digital
 from starter.bench.redaction import documents, figures
-from starter.bench.redaction_truth import variants
+from starter.bench.redaction_truth import truth_leaks, variants
 from starter.bench.referrals import write_set
 
 
@@ -54,6 +55,21 @@ def test_redaction_truth_variants_cover_how_values_are_printed() -> None:
     assert {"TAMAN SEJATI", "45600 BESTARI JAYA"} <= set(
         variants("address", "NO 43, TAMAN SEJATI, IJOK, 45600 BESTARI JAYA.")
     )
+
+
+def _read_as(text: str) -> Surfaces:
+    return Surfaces(b"%PDF-", ("",), (text,), (), "", "tesseract", "5")
+
+
+def test_redaction_truth_counts_a_name_read_at_a_word_edge_not_inside_other_words() -> None:
+    """Seed 5's one "leak": the view's OCR read "October GE iabetes", which joined holds
+    "berg"; no name is readable there. A name glued to its label, or split by the OCR,
+    still counts, as does the check's own (stricter) search."""
+    wanted = {"clinician": variants("clinician", "Mr S. R. van der Berg")}
+    assert truth_leaks(_read_as("RECEIVED 2 October GE iabetes Centre"), wanted) == []
+    for read in ("CLINICIAN:Berg", "Mr S. Be rg", "van der Berg.", "seen by vanderBerg"):
+        assert truth_leaks(_read_as(read), wanted) == ["clinician@ocr:p1"], read
+    assert find(_read_as("2 October GE iabetes"), ["Berg"]) == ("ocr:p1",)
 
 
 def test_redaction_bench_counts_views_refusals_and_leaks_per_set(
