@@ -55,6 +55,13 @@ def fields_from(model: type[BaseModel], source: object) -> dict[str, Any]:
     return {name: getattr(source, name) for name in model.model_fields}
 
 
+def fields_shared(model: type[BaseModel], source: BaseModel) -> dict[str, Any]:
+    """``source``'s values of the fields it shares with ``model``, by name: what one
+    model holds of another (a result off its stored record, an access off its keys)."""
+    held = type(source).model_fields
+    return {name: getattr(source, name) for name in model.model_fields if name in held}
+
+
 class StepResult(_Model):
     """What a step's result carries beside its own fields: the attempt that made it,
     and the worker that ran it (``pid@host``, stamped by ``activities.faults.coded``)."""
