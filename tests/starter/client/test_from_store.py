@@ -17,12 +17,12 @@ from custody.models import (
     DocState,
     OutcomeRecord,
     RecordSignature,
-    ResultRecord,
     SignedRecord,
     Transition,
 )
 from custody.stores.local import LocalStore
 from starter.client.read import from_store
+from tests.records import result_record
 
 SHA, TENANT = "a" * 64, "t"
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -40,36 +40,6 @@ def _outcome(run_id: str, state: DocState, code: str, day: int) -> OutcomeRecord
         workflow_id=ids.workflow_id(SHA, TENANT),
         run_id=run_id,
         concluded_at=AT.replace(day=day),
-    )
-
-
-def _published() -> ResultRecord:
-    return ResultRecord(
-        sha256=SHA,
-        tenant=TENANT,
-        source_id=None,
-        source_key=f"sources/t/{SHA}",
-        size_bytes=10,
-        media_type="image/png",
-        policy_version="limits-v1-000000000000",
-        pages=2,
-        page_confidences=[0.8, 0.9],
-        mean_confidence=0.85,
-        confidence_band="high",
-        text_key=f"results/t/{SHA}/text.txt",
-        pages_key=f"results/t/{SHA}/pages.json",
-        text_sha256="b" * 64,
-        chars=3,
-        engine="tesseract",
-        engine_version="5",
-        ocr_params={},
-        model_hashes={},
-        ocr_seconds=1.0,
-        transitions=[Transition(state=DocState.PUBLISHED, at=AT, by="w@h")],
-        attempts={"ocr": 2},
-        workflow_id=ids.workflow_id(SHA, TENANT),
-        run_id="run-published",
-        published_at=AT,
     )
 
 
@@ -92,7 +62,10 @@ def test_from_store_answers_the_latest_outcome_then_the_published_record(
     assert concluded.record_key == ids.outcome_key(SHA, TENANT, "run-2")
     assert (concluded.attempts, concluded.transitions) == (newer.attempts, newer.transitions)
     assert (concluded.pages, concluded.text_key, concluded.mean_confidence) == (0, None, None)
-    record = _published()
+    published_at = Transition(state=DocState.PUBLISHED, at=AT, by="w@h")
+    record = result_record().model_copy(
+        update={"transitions": [published_at], "run_id": "run-published", "attempts": {"ocr": 2}}
+    )
     signed = SignedRecord(record=record, signature=RecordSignature(alg="ed25519", kid="k", sig="s"))
     store.put(ids.record_key(SHA, TENANT), signed.model_dump_json().encode())
     published = from_store(store, SHA, TENANT)
@@ -101,7 +74,7 @@ def test_from_store_answers_the_latest_outcome_then_the_published_record(
     )  # fmt: skip
     assert published.record_key == ids.record_key(SHA, TENANT)
     assert (published.pages, published.mean_confidence, published.text_key) == (
-        2, 0.85, record.text_key,
+        1, 0.9, "results/t/x/text.txt",
     )  # fmt: skip
-    assert (published.workflow_id, published.run_id) == (record.workflow_id, "run-published")
+    assert (published.workflow_id, published.run_id) == ("doc-t-x", "run-published")
     assert (published.attempts, published.transitions) == (record.attempts, record.transitions)
