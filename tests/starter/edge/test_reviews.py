@@ -72,10 +72,10 @@ async def test_reviews_refuse_keys_without_the_scope_and_unknown_documents(
         bad = await edge.http.post(url, headers=forged, json={"verdict": "approve"})
         assert (bad.status_code, bad.json()["error"]) == (403, "OPERATOR_UNKNOWN")
         zeroth = [{"page": 0, "line": 1, "text": ""}]
-        for body in ({"verdict": "maybe"}, {"verdict": "approve", "by": "ana"},
-                     {"verdict": "approve", "lines": zeroth}):  # fmt: skip
-            resp = await edge.http.post(url, headers=clerk | ana, json=body)
-            assert (resp.status_code, resp.json()["error"]) == (400, "BAD_REQUEST"), body
+        for malformed in ({"verdict": "maybe"}, {"verdict": "approve", "by": "ana"},
+                          {"verdict": "approve", "lines": zeroth}):  # fmt: skip
+            resp = await edge.http.post(url, headers=clerk | ana, json=malformed)
+            assert (resp.status_code, resp.json()["error"]) == (400, "BAD_REQUEST"), malformed
 
 
 @pytest.fixture
