@@ -55,6 +55,21 @@ def fields_from(model: type[BaseModel], source: object) -> dict[str, Any]:
     return {name: getattr(source, name) for name in model.model_fields}
 
 
+def fields_shared(model: type[BaseModel], source: BaseModel) -> dict[str, Any]:
+    """``source``'s values of the fields it shares with ``model``, by name: what one
+    model holds of another (a result off its stored record, an access off its keys)."""
+    held = type(source).model_fields
+    return {name: getattr(source, name) for name in model.model_fields if name in held}
+
+
+class StepResult(_Model):
+    """What a step's result carries beside its own fields: the attempt that made it,
+    and the worker that ran it (``pid@host``, stamped by ``activities.faults.coded``)."""
+
+    attempt: int = 1
+    worker: str | None = None
+
+
 #: Review's defaults (custody.reviews): escalated after 2 days, expired after 6, under
 #: the scratch age (7 days) that would take the OCR output a reviewer looks at.
 REVIEW_DEADLINE_S, REVIEW_EXPIRY_S = 2 * 86400.0, 6 * 86400.0

@@ -32,6 +32,7 @@ from custody.models import (
     DocumentInput,
     OcrResult,
     StageResult,
+    StepResult,
     Transition,
     ValidationResult,
 )
@@ -109,13 +110,11 @@ class QuarantineRelease(_Model):
     decision_key: str
 
 
-class Accepted(_Model):
+class Accepted(StepResult):
     """A decision checked against the identity registry and its sealed corrections."""
 
     reviewed_by: str
     decision_sha256: str
-    attempt: int = 1
-    worker: str | None = None
 
 
 class Answer(_Model):
@@ -144,12 +143,10 @@ class RecordReviewInput(_Model):
     run_id: str
 
 
-class RecordReviewResult(_Model):
+class RecordReviewResult(StepResult):
     review_key: str
     review_sha256: str
     created: bool
-    attempt: int = 1
-    worker: str | None = None
 
 
 class OverdueInput(_Model):
@@ -159,9 +156,8 @@ class OverdueInput(_Model):
     waited_s: float
 
 
-class OverdueResult(_Model):
-    attempt: int = 1
-    worker: str | None = None
+class OverdueResult(StepResult):
+    """The escalation's answer: nothing beyond its attempt and worker."""
 
 
 class ReviewStatus(_Model):
@@ -223,13 +219,11 @@ class ReviewPagesInput(_Model):
     pages: int
 
 
-class ReviewPagesResult(_Model):
+class ReviewPagesResult(StepResult):
     """Where each page's image is (sealed PNGs in the store), in page order."""
 
     keys: list[str]
     dpi: int = REVIEW_DPI
-    attempt: int = 1
-    worker: str | None = None
 
 
 def page_image_key(sha256: str, tenant: str | None, page: int) -> str:

@@ -7,6 +7,7 @@ beside a ``custody up`` without touching its data.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import sys
@@ -25,6 +26,7 @@ from tests.corpus import CORPUS
 if TYPE_CHECKING:
     from activities.engines.base import OcrEngine
     from tests.helpers import Rig
+    from tests.payloads import Written
     from tests.published import Published, Released
 
 
@@ -83,6 +85,15 @@ def moto_endpoint() -> Iterator[str]:
     server.start()
     yield f"http://127.0.0.1:{port}"
     server.stop()
+
+
+@pytest.fixture
+def written(capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> Written:
+    """The test's output and its logs at DEBUG, for asserting no value reached them."""
+    from tests.payloads import Written
+
+    caplog.set_level(logging.DEBUG)
+    return Written(capfd, caplog)
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, model_va
 from activities.egress.addresses import literal
 from activities.egress.channels import S3Access
 from custody.errors import Code, ConfigurationError, EgressRefused
+from custody.models import fields_shared
 from custody.settings import Settings
 
 _MAX_SECRET = 64 * 1024
@@ -79,13 +80,8 @@ def recipient_access(credentials: str | None, settings: Settings) -> S3Access:
     secret = _read(credentials)
     if secret.role_arn is not None:
         secret = _assumed(secret, settings)
-    return S3Access(
-        endpoint_url=endpoint,
-        region=region,
-        access_key_id=secret.access_key_id,
-        secret_access_key=secret.secret_access_key,
-        session_token=secret.session_token,
-    )
+    # The key pair and, for a role, its session token: the fields both hold.
+    return S3Access(endpoint_url=endpoint, region=region, **fields_shared(S3Access, secret))
 
 
 def _local_development(settings: Settings) -> bool:

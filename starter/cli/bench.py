@@ -27,6 +27,15 @@ def _some_of(
     )
 
 
+def _one_of(
+    parser: argparse._ActionsContainer, flag: str, choices: tuple[str, ...], text: str
+) -> None:
+    """An option naming one of ``choices``, the first by default."""
+    parser.add_argument(
+        flag, choices=choices, default=choices[0], help=f"{text} (default: {choices[0]})"
+    )
+
+
 def _ocr(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", type=Path, default=None, help="scans with same-stem .txt")
     parser.add_argument("--limit", type=int, default=None, help="first N documents, sorted")
@@ -65,11 +74,11 @@ def _device(group: argparse._ArgumentGroup) -> None:
         "--iobinding", action=argparse.BooleanOptionalAction, default=True, help="CTC head"
     )
     group.add_argument("--cuda-graphs", action="store_true", help="replay the detector")
-    group.add_argument(
+    _one_of(
+        group,
         "--gpu-provider",
-        choices=("cuda", "tensorrt"),
-        default="cuda",
-        help="with --device cuda: onnxruntime's CUDA or TensorRT execution provider",
+        ("cuda", "tensorrt"),
+        "with --device cuda: onnxruntime's CUDA or TensorRT execution provider",
     )
     group.add_argument(
         "--profile-dir", type=Path, default=None, help="onnxruntime's profiler writes here"
@@ -117,12 +126,7 @@ def _scale(parser: argparse.ArgumentParser) -> None:
 def _fairness(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--b-docs", type=int, default=5, help="tenant B's documents")
     parser.add_argument("--ratio", type=int, default=10, help="A submits this many times B's")
-    parser.add_argument(
-        "--engine",
-        choices=("tesseract", "rapidocr"),
-        default="tesseract",
-        help="the OCR engine the workers run (default: tesseract, the fastest)",
-    )
+    _one_of(parser, "--engine", ("tesseract", "rapidocr"), "the OCR engine the workers run")
     parser.add_argument("--io-slots", type=int, default=2, help="I/O worker slots (cores)")
     parser.add_argument(
         "--compare-off", action="store_true", help="run the contended phase without fairness too"
@@ -151,11 +155,11 @@ def _redaction(parser: argparse.ArgumentParser) -> None:
 def _ledger(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--events", type=int, default=10_000, help="events the log grows to")
     parser.add_argument("--writers", type=int, default=8, help="appending threads")
-    parser.add_argument(
+    _one_of(
+        parser,
         "--store",
-        choices=("local", "s3"),
-        default="local",
-        help="the ledger's store: a local folder, or S3 on moto's server",
+        ("local", "s3"),
+        "the ledger's store: a local folder, or S3 on moto's server",
     )
     parser.add_argument(
         "--s3-latency-ms", type=float, default=0.0, help="with --store s3: delay per request"

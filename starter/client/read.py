@@ -31,6 +31,7 @@ from custody.models import (
     PageText,
     ResultRecord,
     SignedRecord,
+    fields_shared,
 )
 from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
 from custody.state.egress import hand_out
@@ -245,33 +246,26 @@ def from_store(store: ObjectStore, sha256: str, tenant: str | None) -> DocumentR
     """After Temporal's retention the stored records still answer."""
     record = published(store, sha256, tenant)
     if record is not None:
-        return DocumentResult(
-            sha256=sha256,
-            tenant=tenant,
-            state=DocState.PUBLISHED,
-            attempts=record.attempts,
-            pages=record.pages,
-            mean_confidence=record.mean_confidence,
-            record_key=ids.record_key(sha256, tenant),
-            text_key=record.text_key,
-            workflow_id=record.workflow_id,
-            run_id=record.run_id,
-            transitions=record.transitions,
-        )
+        return _stored(record, sha256, tenant, ids.record_key(sha256, tenant), DocState.PUBLISHED)
     outcome = latest_outcome(store, sha256, tenant)
     if outcome is None:
         raise NotFound(sha256)
-    return DocumentResult(
-        sha256=sha256,
-        tenant=tenant,
-        state=outcome.state,
-        code=outcome.code,
-        attempts=outcome.attempts,
-        record_key=ids.outcome_key(sha256, tenant, outcome.run_id),
-        workflow_id=outcome.workflow_id,
-        run_id=outcome.run_id,
-        transitions=outcome.transitions,
-    )
+    key = ids.outcome_key(sha256, tenant, outcome.run_id)
+    return _stored(outcome, sha256, tenant, key, outcome.state)
+
+
+def _stored(
+    record: ResultRecord | OutcomeRecord,
+    sha256: str,
+    tenant: str | None,
+    record_key: str,
+    state: DocState,
+) -> DocumentResult:
+    """A result off a stored record: the fields the two share (attempts, transitions,
+    the run; pages and text or the code), for the document asked about, at ``record_key``."""
+    shared = fields_shared(DocumentResult, record)
+    known = {"sha256": sha256, "tenant": tenant, "state": state, "record_key": record_key}
+    return DocumentResult(**(shared | known))
 
 
 def published(store: ObjectStore, sha256: str, tenant: str | None) -> ResultRecord | None:

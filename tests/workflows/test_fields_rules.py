@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 from pathlib import Path
 
 import pytest
@@ -48,7 +47,7 @@ from tests.activities.rules.drawn import (
 )
 from tests.helpers import custody_cli, make_settings, recipient, running_pipeline
 from tests.identities import as_person
-from tests.payloads import every_run_text
+from tests.payloads import Written, every_run_text
 from tests.workflows.test_replay import replay_and_keep
 
 VALUES = (REFERRAL_DATE, "2026-03-14", PARTICIPANT_ID, "884213", "Okafor", "knee pain")
@@ -126,16 +125,10 @@ async def _approve_as_read(
 
 
 async def test_fields_missing_waits_in_review_with_names_and_no_values_in_logs_or_history(
-    temporal_client: Client,
-    sealed: Settings,
-    ocr_engine: OcrEngine,
-    tenant: str,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    temporal_client: Client, sealed: Settings, ocr_engine: OcrEngine, tenant: str, written: Written
 ) -> None:
     """Under a quarantine policy the document waits in review (FIELDS_MISSING) naming
     consent: nothing published, no value in the logs or the history."""
-    caplog.set_level(logging.DEBUG)
     store = open_store(sealed)
     set_policy(store, tenant, _rules("quarantine"))
     async with running_pipeline(temporal_client, sealed, ocr_engine, store=store) as custody:
@@ -148,10 +141,7 @@ async def test_fields_missing_waits_in_review_with_names_and_no_values_in_logs_o
     await handle.terminate("test over")  # nobody will decide
     history = await every_run_text(temporal_client, handle.id)
     assert '"fields_review":["consent"]' in history  # the names travel, nothing else
-    out, err = capfd.readouterr()
-    for seen in (history, out, err, caplog.text):
-        for value in VALUES:
-            assert value not in seen
+    written.assert_none_of(VALUES, history)
     assert not list(store.list(f"results/{ids.scope(tenant)}/"))  # no fields kept
 
 

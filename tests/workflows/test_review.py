@@ -14,7 +14,6 @@ value read or typed reaches the history, the logs or the search attributes.
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,7 @@ from starter.client.submit import submit, wait
 from tests.activities.rules.drawn import PARTICIPANT_ID, REFERRAL, png
 from tests.helpers import custody_cli, make_settings, running_pipeline
 from tests.identities import as_person
-from tests.payloads import every_run_text
+from tests.payloads import Written, every_run_text
 from tests.workflows.test_replay import replay_and_keep
 
 #: Values on the page, and the one the reviewer types: none may reach history or logs.
@@ -61,11 +60,9 @@ async def test_review_waits_running_and_a_reviewer_publishes_it_corrected(
     ocr_engine: OcrEngine,
     tenant: str,
     tmp_path: Path,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    written: Written,
 ) -> None:
     """review -> resolve --approve --field consent=... -> published, reviewed_by, verified."""
-    caplog.set_level(logging.DEBUG)
     store = open_store(sealed)
     _consent_required(store, tenant)
     ana = as_person(sealed, "ana", Role.REVIEWER, store=store)
@@ -111,9 +108,6 @@ async def test_review_waits_running_and_a_reviewer_publishes_it_corrected(
     ], handed
     derived = [k for k in store.list(f"results/{tenant}/{sub.sha256}/") if "/review-" in k]
     assert len(derived) == 1  # one decision, one derived version
-    out, err = capfd.readouterr()
     attributes = json.dumps({str(k): str(v) for k, v in desc.search_attributes.items()})
-    for seen in (history, out, err, caplog.text, attributes, store.get(derived[0]).decode()):
-        for value in SECRETS:
-            assert value not in seen, value
+    written.assert_none_of(SECRETS, history, attributes, store.get(derived[0]).decode())
     await replay_and_keep(temporal_client, handle.id, "review-published")

@@ -8,9 +8,13 @@ command means it, or left out (and refused) where it means nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 from pathlib import Path
 
+import pytest
+
+from custody.errors import UsageError
 from custody.models import DocState
 from custody.settings import Settings
 from starter.cli.main import run
@@ -89,3 +93,23 @@ def test_cli_tenant_where_it_means_nothing_is_refused(tmp_path: Path) -> None:
         code = run(["pools", "status", "--tenant", "t1", "--json"], Settings(home=tmp_path))
     assert code == Exit.USAGE and '"USAGE"' in out.getvalue()
     assert not (tmp_path / "objects").exists()  # refused before anything ran
+
+
+def test_cli_help_bench_one_of_options_default_to_their_first_choice_and_say_so(
+    tmp_path: Path,
+) -> None:
+    """``--engine``, ``--store`` and ``--gpu-provider`` take one of their choices, the
+    first when not given, and their help names that default."""
+    commands = _commands()
+    for words, flag, first, other in (
+        ("bench fairness", "--engine", "tesseract", "rapidocr"),
+        ("bench ledger", "--store", "local", "s3"),
+        ("bench ocr", "--gpu-provider", "cuda", "tensorrt"),
+    ):
+        parser, dest = commands[words], flag[2:].replace("-", "_")
+        assert getattr(parser.parse_args([]), dest) == first
+        assert getattr(parser.parse_args([flag, other]), dest) == other
+        assert f"(default: {first})" in " ".join(_help(*words.split(), tmp_path=tmp_path).split())
+        with contextlib.redirect_stderr(io.StringIO()), pytest.raises(UsageError) as refused:
+            parser.parse_args([flag, "nothing"])
+        assert "invalid choice" in str(refused.value.detail)
