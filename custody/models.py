@@ -9,6 +9,7 @@ Page text lives only in the object store (``PageText`` is written there).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -55,11 +56,34 @@ def fields_from(model: type[BaseModel], source: object) -> dict[str, Any]:
     return {name: getattr(source, name) for name in model.model_fields}
 
 
-def fields_shared(model: type[BaseModel], source: BaseModel) -> dict[str, Any]:
-    """``source``'s values of the fields it shares with ``model``, by name: what one
-    model holds of another (a result off its stored record, an access off its keys)."""
-    held = type(source).model_fields
-    return {name: getattr(source, name) for name in model.model_fields if name in held}
+def fields_among(
+    model: type[BaseModel], *sources: BaseModel | Mapping[str, Any], **given: Any
+) -> dict[str, Any]:
+    """``model``'s fields: those ``given``, the rest by name off the one of ``sources`` that
+    holds each (a step's input put together from the document and the results before it).
+
+    A field none of them holds keeps its default. One that two of them hold must be
+    given, so which value counts is said where the model is built, never left to the
+    order of ``sources``.
+    """
+    found = dict(given)
+    for name in model.model_fields:
+        if name in given:
+            continue
+        holders = [s for s in sources if name in _names(s)]
+        if len(holders) > 1:
+            raise TypeError(f"{model.__name__}.{name}: held by {len(holders)} sources, give it")
+        if holders:
+            found[name] = _value(holders[0], name)
+    return found
+
+
+def _names(source: BaseModel | Mapping[str, Any]) -> Mapping[str, object]:
+    return source if isinstance(source, Mapping) else type(source).model_fields
+
+
+def _value(source: BaseModel | Mapping[str, Any], name: str) -> Any:
+    return source[name] if isinstance(source, Mapping) else getattr(source, name)
 
 
 class StepResult(_Model):

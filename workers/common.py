@@ -16,9 +16,11 @@ from temporalio.worker import Worker, WorkerDeploymentConfig
 from activities.scratch import StagingArea, Sweeper
 from custody.errors import ConfigurationError
 from custody.settings import Settings
+from custody.stores import ObjectStore, open_store
 from custody.temporal import connect_temporal
 from workers import metrics
 from workers.interceptors import CanonicalLogInterceptor
+from workers.logging import configure_logging
 
 log = structlog.get_logger("custody.worker")
 
@@ -50,6 +52,16 @@ def deployment_config(settings: Settings) -> WorkerDeploymentConfig | None:
         raise ConfigurationError(detail="CUSTODY_DEPLOYMENT_NAME and CUSTODY_BUILD_ID go together")
     version = WorkerDeploymentVersion(deployment_name=name, build_id=build)
     return WorkerDeploymentConfig(version=version, use_worker_versioning=True)
+
+
+def prepare(settings: Settings) -> tuple[ObjectStore, StagingArea, Sweeper]:
+    """What each worker starts on, before its own parts: logging, the store, the staging
+    folder (cleared, then swept on a timer) and the decoding sandbox's layers, checked."""
+    configure_logging(settings)
+    store = open_store(settings)
+    area, sweeper = start_staging(settings)
+    check_sandbox(settings)  # production refuses to start without every layer
+    return store, area, sweeper
 
 
 def start_staging(settings: Settings) -> tuple[StagingArea, Sweeper]:

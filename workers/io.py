@@ -29,21 +29,19 @@ from custody.ledger.events import notarize
 from custody.ledger.signing import signer_from_settings
 from custody.settings import Settings
 from custody.state.pools import MAX_LIMIT
-from custody.stores import ObjectStore, open_store
+from custody.stores import ObjectStore
 from custody.stores.expiry import ScratchExpiry
 from workers.budget import RetryBudget
 from workers.common import (
     INTERCEPTORS,
-    check_sandbox,
     connect,
     deployment_config,
+    prepare,
     run,
     run_until_signalled,
-    start_staging,
 )
 from workers.guards import STORE, GuardedStore, breaker_for
 from workers.interceptors import HeartbeatKeeper, OverloadInterceptor
-from workers.logging import configure_logging
 from workers.metrics import Overload
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 from workers.versioning import VERSIONED_WORKFLOWS, WORKFLOWS
@@ -121,10 +119,7 @@ def _deadlines(settings: Settings) -> dict[str, float]:
 
 async def main() -> None:
     settings = Settings()
-    configure_logging(settings)
-    store = open_store(settings)
-    area, sweeper = start_staging(settings)
-    check_sandbox(settings)  # production refuses to start without every layer
+    store, area, sweeper = prepare(settings)
     # Scratch objects expire on a timer here, on S3 too: the bucket's lifecycle
     # rules expire work/ and manual/, but not intake/, whose held objects (a
     # quarantined document's only copy) only this sweep can tell apart.

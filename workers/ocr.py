@@ -35,19 +35,11 @@ from custody.ledger.signing import local_public_keys
 from custody.settings import Settings
 from custody.state.ocr_config import ConfigRegistry
 from custody.state.pools import MAX_LIMIT
-from custody.stores import ObjectStore, open_raw_store, open_store
+from custody.stores import ObjectStore, open_raw_store
 from workers.budget import RetryBudget
-from workers.common import (
-    check_sandbox,
-    connect,
-    deployment_config,
-    run,
-    run_until_signalled,
-    start_staging,
-)
+from workers.common import connect, deployment_config, prepare, run, run_until_signalled
 from workers.guards import ENGINE, STORE, GuardedEngine, GuardedStore, breaker_for
 from workers.interceptors import CanonicalLogInterceptor, OverloadInterceptor
-from workers.logging import configure_logging
 from workers.metrics import Overload
 from workers.slots import ACTIVITY_POLLERS, live_tuner, pool_supplier
 
@@ -114,10 +106,7 @@ async def main() -> None:
     # Before any thread starts, so they all inherit it: the engine's cores are its own.
     cpu_plan = settings.cpu_plan()
     cpus.confine(cpu_plan)
-    configure_logging(settings)
-    store = open_store(settings)
-    area, sweeper = start_staging(settings)
-    check_sandbox(settings)  # production refuses to start without every layer
+    store, area, sweeper = prepare(settings)
     # Loads the models now: fail fast, and the first page does not pay.
     registry = ConfigRegistry(open_raw_store(settings))
     engine = configured_engine(settings, registry, f"ocr-worker@{socket.gethostname()}")

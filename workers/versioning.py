@@ -26,6 +26,9 @@ deploy/RUNBOOK.md, "Worker Versioning".
 
 from __future__ import annotations
 
+import functools
+from typing import Any, Protocol
+
 from temporalio import workflow
 from temporalio.common import VersioningBehavior
 
@@ -36,103 +39,59 @@ from workflows.redact import RedactWorkflow
 from workflows.release import ReleaseWorkflow
 from workflows.review import ReviewWorkflow
 
-# As in the workflow modules: the models are passed through the sandbox, so the
-# classes here are the ones the workflows build and the converter decodes.
+# As in the workflow modules: the names are passed through the sandbox.
 with workflow.unsafe.imports_passed_through():
-    from custody.egress import RELEASE_WORKFLOW_NAME, ReleaseInput, ReleaseResult
-    from custody.models import DocumentInput, DocumentResult
-    from custody.previews import PREVIEW_WORKFLOW_NAME, PreviewInput, PreviewResult
+    from custody.egress import RELEASE_WORKFLOW_NAME
+    from custody.previews import PREVIEW_WORKFLOW_NAME
     from custody.queues import WORKFLOW_NAME
-    from custody.redactions import REDACT_WORKFLOW_NAME, RedactInput, RedactResult
+    from custody.redactions import REDACT_WORKFLOW_NAME
     from custody.reviews import (
         QUARANTINED_WORKFLOW_NAME,
         REJECTED_WORKFLOW_NAME,
         REVIEW_WORKFLOW_NAME,
-        ReviewInput,
     )
 
 
-@workflow.defn(name=WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
-class PinnedDocumentWorkflow(DocumentWorkflow):
-    """DocumentWorkflow on a versioned worker: pinned to the build that started it."""
-
-    # The SDK wants the run method on the decorated class itself; queries are inherited.
-    @workflow.run
-    async def run(self, inp: DocumentInput) -> DocumentResult:
-        return await super().run(inp)
+class _Workflow(Protocol):
+    async def run(self, arg: Any, /) -> Any: ...
 
 
-@workflow.defn(name=RELEASE_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.AUTO_UPGRADE)
-class UpgradingReleaseWorkflow(ReleaseWorkflow):
-    """ReleaseWorkflow on a versioned worker: moves to the current build."""
+PINNED, AUTO_UPGRADE = VersioningBehavior.PINNED, VersioningBehavior.AUTO_UPGRADE
 
-    @workflow.run
-    async def run(self, inp: ReleaseInput) -> ReleaseResult:
-        return await super().run(inp)
-
-
-@workflow.defn(name=PREVIEW_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
-class PinnedPreviewWorkflow(PreviewWorkflow):
-    """PreviewWorkflow on a versioned worker: seconds long, on the build that started it."""
-
-    @workflow.run
-    async def run(self, inp: PreviewInput) -> PreviewResult:
-        return await super().run(inp)
+#: Each workflow type, its registered name and its behaviour on a versioned worker
+#: (why each: above). The plain classes, in this order, are what an unversioned one runs.
+BEHAVIOURS: dict[type[_Workflow], tuple[str, VersioningBehavior]] = {
+    DocumentWorkflow: (WORKFLOW_NAME, PINNED),
+    ReleaseWorkflow: (RELEASE_WORKFLOW_NAME, AUTO_UPGRADE),
+    PreviewWorkflow: (PREVIEW_WORKFLOW_NAME, PINNED),
+    RedactWorkflow: (REDACT_WORKFLOW_NAME, PINNED),
+    ReviewWorkflow: (REVIEW_WORKFLOW_NAME, AUTO_UPGRADE),
+    RejectedDocument: (REJECTED_WORKFLOW_NAME, PINNED),
+    QuarantinedDocument: (QUARANTINED_WORKFLOW_NAME, PINNED),
+}
 
 
-@workflow.defn(name=REDACT_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
-class PinnedRedactWorkflow(RedactWorkflow):
-    """RedactWorkflow on a versioned worker: one view, on the build that started it."""
+def versioned(base: type[_Workflow], name: str, behaviour: VersioningBehavior) -> type:
+    """``base`` on a versioned worker: a subclass under the same name, stating ``behaviour``.
 
-    @workflow.run
-    async def run(self, inp: RedactInput) -> RedactResult:
-        return await super().run(inp)
+    The SDK wants the run method on the decorated class itself, so the subclass's run
+    is ``base``'s (same signature and types) calling it; queries, signals and updates
+    are inherited. Its class name (``PinnedDocumentWorkflow``, ``UpgradingReleaseWorkflow``)
+    is a name of this module, which the sandbox imports it by.
+    """
+    class_name = ("Pinned" if behaviour is PINNED else "Upgrading") + base.__name__
 
+    @functools.wraps(base.run)
+    async def run(self: Any, *args: Any) -> Any:
+        return await base.run(self, *args)
 
-@workflow.defn(name=REVIEW_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.AUTO_UPGRADE)
-class UpgradingReviewWorkflow(ReviewWorkflow):
-    """ReviewWorkflow on a versioned worker: a review waits for days, across deploys, so it
-    moves to the current build at its next task (its histories replay: deploy/replay_gate.py)."""
-
-    @workflow.run
-    async def run(self, inp: ReviewInput) -> DocumentResult:
-        return await super().run(inp)
-
-
-@workflow.defn(name=REJECTED_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
-class PinnedRejectedDocument(RejectedDocument):
-    """A rejected document's last run: it completes in its first task."""
-
-    @workflow.run
-    async def run(self, result: DocumentResult) -> DocumentResult:
-        return await super().run(result)
-
-
-@workflow.defn(name=QUARANTINED_WORKFLOW_NAME, versioning_behavior=VersioningBehavior.PINNED)
-class PinnedQuarantinedDocument(QuarantinedDocument):
-    """A quarantined document's last run: it completes in its first task."""
-
-    @workflow.run
-    async def run(self, result: DocumentResult) -> DocumentResult:
-        return await super().run(result)
+    run.__module__, run.__qualname__ = __name__, f"{class_name}.run"
+    members = {"__module__": __name__, "__doc__": base.__doc__, "run": workflow.run(run)}
+    cls = type(class_name, (base,), members)
+    return workflow.defn(name=name, versioning_behavior=behaviour)(cls)
 
 
 #: What the I/O worker registers: plain, or each with its versioning behaviour.
-WORKFLOWS: list[type] = [
-    DocumentWorkflow,
-    ReleaseWorkflow,
-    PreviewWorkflow,
-    RedactWorkflow,
-    ReviewWorkflow,
-    RejectedDocument,
-    QuarantinedDocument,
-]
-VERSIONED_WORKFLOWS: list[type] = [
-    PinnedDocumentWorkflow,
-    UpgradingReleaseWorkflow,
-    PinnedPreviewWorkflow,
-    PinnedRedactWorkflow,
-    UpgradingReviewWorkflow,
-    PinnedRejectedDocument,
-    PinnedQuarantinedDocument,
-]
+WORKFLOWS: list[type] = list(BEHAVIOURS)
+VERSIONED_WORKFLOWS: list[type] = [versioned(cls, *how) for cls, how in BEHAVIOURS.items()]
+globals().update({cls.__name__: cls for cls in VERSIONED_WORKFLOWS})

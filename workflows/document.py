@@ -52,6 +52,8 @@ with workflow.unsafe.imports_passed_through():
         StageResult,
         ValidateInput,
         ValidationResult,
+        fields_among,
+        fields_from,
     )
     from custody.queues import WORKFLOW_NAME, scheduling
     from custody.reviews import (
@@ -248,33 +250,24 @@ class DocumentWorkflow(DocumentRun):
 
 
 def _stage_input(inp: DocumentInput) -> StageInput:
-    return StageInput(
-        sha256=inp.sha256, tenant=inp.tenant, intake_key=inp.intake_key, intake_sig=inp.intake_sig
-    )
+    return StageInput(**fields_from(StageInput, inp))
 
 
 def _validate_input(inp: DocumentInput, staged: StageResult) -> ValidateInput:
+    """The staged source's size; the capture time the submitter's, else the submission's."""
     return ValidateInput(
-        sha256=inp.sha256,
-        tenant=inp.tenant,
-        source_key=staged.source_key,
-        source_id=inp.source_id,
-        size_bytes=staged.size_bytes,
-        captured_at=inp.captured_at or inp.submitted_at,
-        signer=inp.signer,
-        source_sig=staged.source_sig,
+        **fields_among(
+            ValidateInput,
+            inp,
+            staged,
+            size_bytes=staged.size_bytes,
+            captured_at=inp.captured_at or inp.submitted_at,
+        )
     )
 
 
 def _ocr_input(inp: DocumentInput, staged: StageResult, valid: ValidationResult) -> OcrInput:
-    return OcrInput(
-        sha256=inp.sha256,
-        tenant=inp.tenant,
-        source_key=staged.source_key,
-        media_type=valid.media_type,
-        pages=valid.pages,
-        source_sig=staged.source_sig,
-    )
+    return OcrInput(**fields_among(OcrInput, inp, staged, valid))
 
 
 def _pages_input(
@@ -287,15 +280,8 @@ def _pages_input(
 def _check_input(
     inp: DocumentInput, valid: ValidationResult, ocr: OcrResult, *, review: bool = False
 ) -> CheckInput:
-    return CheckInput(
-        sha256=inp.sha256,
-        tenant=inp.tenant,
-        expected_pages=valid.pages,
-        page_keys=ocr.page_keys,
-        page_sigs=ocr.page_sigs,
-        document_type=inp.document_type,
-        review=review,
-    )
+    found = {"expected_pages": valid.pages, "review": review}
+    return CheckInput(**fields_among(CheckInput, inp, ocr, **found))
 
 
 _ENDED = frozenset({DocState.PUBLISHED, DocState.REJECTED, DocState.QUARANTINED, DocState.REVIEW})

@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         StageResult,
         Transition,
         ValidationResult,
+        fields_among,
     )
     from custody.queues import REASON_KEY, STATE_KEY
     from custody.reviews import QUARANTINED_WORKFLOW_NAME, REJECTED_WORKFLOW_NAME
@@ -89,6 +90,20 @@ class DocumentRun:
         detail = f"state={self._state.value} pages={self._pages}"
         workflow.set_current_details(detail + (f" code={reason}" if reason else ""))
 
+    def _own(self) -> dict[str, object]:
+        """What this run states of itself in each model it builds: its state and code, the
+        attempts, pages and transitions so far, and its ids."""
+        info = workflow.info()
+        return {
+            "state": self._state,
+            "code": self._code,
+            "attempts": dict(self._attempts),
+            "pages": self._pages,
+            "transitions": list(self._transitions),
+            "workflow_id": info.workflow_id,
+            "run_id": info.run_id,
+        }
+
     def _result(
         self,
         doc: DocumentInput,
@@ -97,21 +112,8 @@ class DocumentRun:
         text_key: str | None = None,
         mean_confidence: float | None = None,
     ) -> DocumentResult:
-        info = workflow.info()
-        return DocumentResult(
-            sha256=doc.sha256,
-            tenant=doc.tenant,
-            state=self._state,
-            code=self._code,
-            attempts=dict(self._attempts),
-            pages=self._pages,
-            mean_confidence=mean_confidence,
-            record_key=record_key,
-            text_key=text_key,
-            workflow_id=info.workflow_id,
-            run_id=info.run_id,
-            transitions=list(self._transitions),
-        )
+        found = {"record_key": record_key, "text_key": text_key, "mean_confidence": mean_confidence}
+        return DocumentResult(**fields_among(DocumentResult, doc, self._own(), **found))
 
     def _publish_input(
         self,
@@ -122,26 +124,24 @@ class DocumentRun:
         check: CheckResult,
         by: str | None = None,
     ) -> PublishInput:
-        """The record states its own publication (``by``: the reviewer); the rest is history."""
-        info = workflow.info()
+        """The record states its own publication (``by``: the reviewer); the rest is history.
+
+        The size is the staged source's; the capture time the submitter's, else the submission's.
+        """
+        published = [*self._transitions, self._transition(DocState.PUBLISHED, by)]
         return PublishInput(
-            sha256=doc.sha256,
-            tenant=doc.tenant,
-            source_id=doc.source_id,
-            source_key=staged.source_key,
-            size_bytes=staged.size_bytes,
-            media_type=valid.media_type,
-            policy_version=valid.policy_version,
-            ocr=ocr,
-            check=check,
-            transitions=[*self._transitions, self._transition(DocState.PUBLISHED, by)],
-            attempts=dict(self._attempts),
-            workflow_id=info.workflow_id,
-            run_id=info.run_id,
-            packet_event=valid.packet_event,
-            captured_at=doc.captured_at or doc.submitted_at,
-            signer=doc.signer,
-            source_sig=staged.source_sig,
+            **fields_among(
+                PublishInput,
+                doc,
+                staged,
+                valid,
+                self._own(),
+                ocr=ocr,
+                check=check,
+                transitions=published,
+                size_bytes=staged.size_bytes,
+                captured_at=doc.captured_at or doc.submitted_at,
+            )
         )
 
     def _conclude_input(
@@ -152,17 +152,5 @@ class DocumentRun:
         document_type: str | None = None,
     ) -> ConcludeInput:
         """The outcome just entered, with its code, recorded beside the kept source."""
-        info = workflow.info()
-        return ConcludeInput(
-            sha256=doc.sha256,
-            tenant=doc.tenant,
-            source_id=doc.source_id,
-            state=self._state,
-            code=code,
-            attempts=dict(self._attempts),
-            transitions=list(self._transitions),
-            workflow_id=info.workflow_id,
-            run_id=info.run_id,
-            source_key=kept_key,
-            document_type=document_type,
-        )
+        found = {"code": code, "source_key": kept_key, "document_type": document_type}
+        return ConcludeInput(**fields_among(ConcludeInput, doc, self._own(), **found))

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, model_va
 from activities.egress.addresses import literal
 from activities.egress.channels import S3Access
 from custody.errors import Code, ConfigurationError, EgressRefused
-from custody.models import fields_shared
+from custody.models import fields_among
 from custody.settings import Settings
 
 _MAX_SECRET = 64 * 1024
@@ -81,7 +81,7 @@ def recipient_access(credentials: str | None, settings: Settings) -> S3Access:
     if secret.role_arn is not None:
         secret = _assumed(secret, settings)
     # The key pair and, for a role, its session token: the fields both hold.
-    return S3Access(endpoint_url=endpoint, region=region, **fields_shared(S3Access, secret))
+    return S3Access(endpoint_url=endpoint, region=region, **fields_among(S3Access, secret))
 
 
 def _local_development(settings: Settings) -> bool:

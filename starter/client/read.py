@@ -31,7 +31,7 @@ from custody.models import (
     PageText,
     ResultRecord,
     SignedRecord,
-    fields_shared,
+    fields_among,
 )
 from custody.queues import SA_REASON, SA_SOURCE_ID, SA_STATE, SA_TENANT, WORKFLOW_NAME
 from custody.state.egress import hand_out
@@ -263,9 +263,8 @@ def _stored(
 ) -> DocumentResult:
     """A result off a stored record: the fields the two share (attempts, transitions,
     the run; pages and text or the code), for the document asked about, at ``record_key``."""
-    shared = fields_shared(DocumentResult, record)
-    known = {"sha256": sha256, "tenant": tenant, "state": state, "record_key": record_key}
-    return DocumentResult(**(shared | known))
+    given = {"sha256": sha256, "tenant": tenant, "state": state, "record_key": record_key}
+    return DocumentResult(**fields_among(DocumentResult, record, **given))
 
 
 def published(store: ObjectStore, sha256: str, tenant: str | None) -> ResultRecord | None:
