@@ -1,10 +1,11 @@
 """How a drawn referral is written for the benches: its pages, and its truth beside them.
 
-Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``,
-``referrals_c`` and ``referrals_d``), which share nothing else: layouts, wordings,
-fonts and values are each their own. The third and fourth also write the patient
+Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``
+to ``referrals_e``), which share only mechanics: layouts, wordings, fonts and
+values are each their own. The third to fifth also write the patient
 identifiers they print apart from the truth (``write_identified``), for the
-redaction bench alone (``identifiers_for``).
+redaction bench alone (``identifiers_for``); the fourth and fifth keep only
+those their pages print (``printed_identifiers``).
 """
 
 from __future__ import annotations
@@ -79,6 +80,21 @@ def write_identified(
         written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta, _DPI))
         (out / f"{ref.stem}.identifiers.json").write_text(json.dumps(ref.identifiers, indent=1))
     return written
+
+
+def printed_identifiers(identifiers: Mapping[str, str], said: str) -> dict[str, str]:
+    """The identifiers among ``said`` (every string a referral's pages print, joined): each
+    whose words are all among the printed words (a name may be printed surname first), or
+    whose whole, spaces dropped, is in the printed text run together (a comb of boxes, a
+    member ID run together); the others are not on its pages."""
+    words = set(said.casefold().replace(",", " ").split())
+    joined = "".join(said.casefold().split())
+
+    def printed(value: str) -> bool:
+        folded = value.casefold()
+        return set(folded.replace(",", " ").split()) <= words or "".join(folded.split()) in joined
+
+    return {k: v for k, v in identifiers.items() if printed(v)}
 
 
 def identifiers_for(scan: Path) -> dict[str, str]:
