@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from PIL import Image
 
@@ -38,6 +39,45 @@ def write_referral(
     record = {"type": "referral", "fields": truth, "drawn": meta}
     (out / f"{stem}.fields.json").write_text(json.dumps(record, indent=1, sort_keys=True))
     return path
+
+
+#: The referral fields a truth keeps exactly as printed (the date goes in as ISO, consent
+#: as a boolean or None).
+AS_PRINTED = ("participant_id", "referring_clinic", "clinician", "reason")
+#: How a generator's page shows consent (each generator has its own).
+ConsentT = TypeVar("ConsentT")
+
+
+def referral_truth(
+    shown: Mapping[str, str], referred: date, consent: bool | None
+) -> dict[str, str | bool | None]:
+    """The six referral fields' truth: four as ``shown``, the referral date as ISO, and
+    consent (None: the page says nothing either way, so no value may go out)."""
+    truth: dict[str, str | bool | None] = {name: shown[name] for name in AS_PRINTED}
+    truth |= {"referral_date": referred.isoformat(), "consent": consent}
+    return truth
+
+
+def page_identifiers(shown: Mapping[str, str]) -> dict[str, str]:
+    """What the redaction bench looks for on a page drawn with other people and numbers
+    beside the patient's (the fourth and fifth generators): the patient's identifiers, the
+    participant ID, the clinician, the other number and every other person ``shown``."""
+    keys = ("patient_name", "date_of_birth", "mrn", "phone", "address", "participant_id")
+    identifiers = {k: shown[k] for k in (*keys, "clinician")} | {"other_id_1": shown["other_id"]}
+    return identifiers | {k: v for k, v in shown.items() if k.startswith("other_person_")}
+
+
+@dataclass
+class DrawnValues(Generic[ConsentT]):
+    """One referral's values: truth, what is printed, labels, redaction identifiers, and
+    how its consent shows."""
+
+    truth: dict[str, str | bool | None]
+    shown: dict[str, str]
+    labels: dict[str, str]
+    identifiers: dict[str, str]
+    consent: ConsentT
+    meta: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
