@@ -1,19 +1,21 @@
 """How a drawn referral is written for the benches: its pages, and its truth beside them.
 
-Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``,
-``referrals_c`` and ``referrals_d``), which share nothing else: layouts, wordings,
-fonts and values are each their own. The third and fourth also write the patient
+Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``
+to ``referrals_e``), which share only mechanics: layouts, wordings, fonts and
+values are each their own. The third to fifth also write the patient
 identifiers they print apart from the truth (``write_identified``), for the
-redaction bench alone (``identifiers_for``).
+redaction bench alone (``identifiers_for``); the fourth and fifth keep only
+those their pages print (``printed_identifiers``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from PIL import Image
 
@@ -37,6 +39,45 @@ def write_referral(
     record = {"type": "referral", "fields": truth, "drawn": meta}
     (out / f"{stem}.fields.json").write_text(json.dumps(record, indent=1, sort_keys=True))
     return path
+
+
+#: The referral fields a truth keeps exactly as printed (the date goes in as ISO, consent
+#: as a boolean or None).
+AS_PRINTED = ("participant_id", "referring_clinic", "clinician", "reason")
+#: How a generator's page shows consent (each generator has its own).
+ConsentT = TypeVar("ConsentT")
+
+
+def referral_truth(
+    shown: Mapping[str, str], referred: date, consent: bool | None
+) -> dict[str, str | bool | None]:
+    """The six referral fields' truth: four as ``shown``, the referral date as ISO, and
+    consent (None: the page says nothing either way, so no value may go out)."""
+    truth: dict[str, str | bool | None] = {name: shown[name] for name in AS_PRINTED}
+    truth |= {"referral_date": referred.isoformat(), "consent": consent}
+    return truth
+
+
+def page_identifiers(shown: Mapping[str, str]) -> dict[str, str]:
+    """What the redaction bench looks for on a page drawn with other people and numbers
+    beside the patient's (the fourth and fifth generators): the patient's identifiers, the
+    participant ID, the clinician, the other number and every other person ``shown``."""
+    keys = ("patient_name", "date_of_birth", "mrn", "phone", "address", "participant_id")
+    identifiers = {k: shown[k] for k in (*keys, "clinician")} | {"other_id_1": shown["other_id"]}
+    return identifiers | {k: v for k, v in shown.items() if k.startswith("other_person_")}
+
+
+@dataclass
+class DrawnValues(Generic[ConsentT]):
+    """One referral's values: truth, what is printed, labels, redaction identifiers, and
+    how its consent shows."""
+
+    truth: dict[str, str | bool | None]
+    shown: dict[str, str]
+    labels: dict[str, str]
+    identifiers: dict[str, str]
+    consent: ConsentT
+    meta: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -79,6 +120,21 @@ def write_identified(
         written.append(write_referral(out, ref.stem, ref.pages, ref.truth, ref.meta, _DPI))
         (out / f"{ref.stem}.identifiers.json").write_text(json.dumps(ref.identifiers, indent=1))
     return written
+
+
+def printed_identifiers(identifiers: Mapping[str, str], said: str) -> dict[str, str]:
+    """The identifiers among ``said`` (every string a referral's pages print, joined): each
+    whose words are all among the printed words (a name may be printed surname first), or
+    whose whole, spaces dropped, is in the printed text run together (a comb of boxes, a
+    member ID run together); the others are not on its pages."""
+    words = set(said.casefold().replace(",", " ").split())
+    joined = "".join(said.casefold().split())
+
+    def printed(value: str) -> bool:
+        folded = value.casefold()
+        return set(folded.replace(",", " ").split()) <= words or "".join(folded.split()) in joined
+
+    return {k: v for k, v in identifiers.items() if printed(v)}
 
 
 def identifiers_for(scan: Path) -> dict[str, str]:

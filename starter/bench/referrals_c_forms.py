@@ -76,8 +76,7 @@ def handwritten(d: Drawn, rng: random.Random) -> list[Image.Image]:
         ("Address", d.shown["address"]),
         ("Telephone", d.shown["phone"]),
         ("Usual GP", d.shown["gp"]),
-        *((d.labels[n], d.shown[n]) for n in ("participant_id", "referral_date")),
-        *((d.labels[n], d.shown[n]) for n in ("referring_clinic", "clinician", "reason")),
+        *d.labelled(LABEL_ORDER),
     ]
     y = 280
     for label, value in rows:
@@ -117,7 +116,7 @@ def questionnaire(d: Drawn, rng: random.Random) -> list[Image.Image]:
         ("DOB", d.shown["date_of_birth"]),
         ("Phone", d.shown["phone"]),
         ("Address", d.shown["address"]),
-        *((d.labels[n], d.shown[n]) for n in LABEL_ORDER),
+        *d.labelled(LABEL_ORDER),
     ]
     y = 200
     for label, value in head:

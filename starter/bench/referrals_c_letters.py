@@ -29,7 +29,7 @@ def letterhead(d: Drawn, rng: random.Random) -> list[Image.Image]:
     s.text(260, 185, f"Fax {d.shown['fax']}", 22, "light")
     rows = [("Our ref", f"CRF/{rng.randint(100, 999)}/{rng.randint(10, 99)}")]
     rows += [("Your ref", f"GP{rng.randint(1000, 9999)}")]
-    rows += [(d.labels[n], d.shown[n]) for n in _REF_BLOCK]
+    rows += d.labelled(_REF_BLOCK)
     rows += [("Typed", d.shown["other_date"])]
     y = 300
     for label, value in rows:
@@ -100,8 +100,7 @@ def summary(d: Drawn, rng: random.Random) -> list[Image.Image]:
         ("Date of birth", d.shown["date_of_birth"]),
         (d.labels["participant_id"], d.shown["participant_id"]),
         ("Insurance / NHS", d.shown["nhs"]),
-        *((d.labels[n], d.shown[n]) for n in ("referral_date", "referring_clinic")),
-        (d.labels["clinician"], d.shown["clinician"]),
+        *d.labelled(("referral_date", "referring_clinic", "clinician")),
         ("Registered GP", d.shown["gp"]),
         ("Contact", f"{d.shown['phone']}; {d.shown['address']}"),
         (d.labels["reason"], d.shown["reason"]),

@@ -12,7 +12,7 @@ printed beside its label.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -115,6 +115,10 @@ class Drawn:
     consent: bool
     options: tuple[str, str]
     meta: dict[str, str] = field(default_factory=dict)
+
+    def labelled(self, names: Iterable[str]) -> list[tuple[str, str]]:
+        """(label as drawn, value as printed) of each of ``names``, in turn."""
+        return [(self.labels[n], self.shown[n]) for n in names]
 
 
 def _person(rng: random.Random, titled: bool) -> str:

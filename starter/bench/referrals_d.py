@@ -32,7 +32,12 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from starter.bench.referral_files import DrawnReferral, identifiers_for, write_identified
+from starter.bench.referral_files import (
+    DrawnReferral,
+    identifiers_for,
+    printed_identifiers,
+    write_identified,
+)
 from starter.bench.referrals_d_forms import boxed, eform, med_table, us_intake
 from starter.bench.referrals_d_letters import gp_letter, research_memo
 from starter.bench.referrals_d_page import DEGRADATIONS, Page, degrade
@@ -77,21 +82,6 @@ def generate(index: int, seed: int) -> ReferralD:
     found = printed_identifiers(drawn.identifiers, said)
     stem = f"referral-d-{seed}-{index:04d}"
     return ReferralD(stem, drawn.truth, found, pages, meta, said)
-
-
-def printed_identifiers(identifiers: dict[str, str], said: str) -> dict[str, str]:
-    """The identifiers the page prints: each word of each among the words drawn (the
-    US sheet prints a name surname first), or the whole without its spaces (a member
-    ID run together); the others are not on this page."""
-    words = set(said.casefold().replace(",", " ").split())
-    joined = "".join(said.casefold().split())
-
-    def printed(value: str) -> bool:
-        return set(value.casefold().replace(",", " ").split()) <= words or (
-            "".join(value.casefold().split()) in joined
-        )
-
-    return {k: v for k, v in identifiers.items() if printed(v)}
 
 
 def write_set(out: Path, count: int, seed: int) -> list[Path]:

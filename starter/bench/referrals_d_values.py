@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
+
+from starter.bench.referral_files import DrawnValues, page_identifiers, referral_truth
 
 LABELS: dict[str, tuple[str, ...]] = {
     "participant_id": (
@@ -162,16 +164,8 @@ class Consent:
     mark: str = "x"
 
 
-@dataclass
-class Drawn:
-    """One referral's values: truth, what is printed, labels, redaction identifiers."""
-
-    truth: dict[str, str | bool | None]
-    shown: dict[str, str]
-    labels: dict[str, str]
-    identifiers: dict[str, str]
-    consent: Consent
-    meta: dict[str, str] = field(default_factory=dict)
+#: One referral's values: truth, what is printed, labels, redaction identifiers, consent.
+Drawn = DrawnValues[Consent]
 
 
 def person(rng: random.Random, titled: bool) -> str:
@@ -239,19 +233,11 @@ def draw_values(rng: random.Random, us: bool = False, boxes: bool = False) -> Dr
     }
     labels = {name: rng.choice(pool) for name, pool in {**LABELS, **OTHER_LABELS}.items()}
     consent = draw_consent(rng, boxes)
-    truth: dict[str, str | bool | None] = {
-        name: shown[name] for name in ("participant_id", "referring_clinic", "clinician", "reason")
-    }
-    truth["referral_date"] = referred.isoformat()
-    # None when the page says nothing either way: the bench then counts any value published.
-    truth["consent"] = consent.truth
-    identifiers = {n: shown[n] for n in ("patient_name", "date_of_birth", "mrn", "phone")}
-    identifiers |= {"address": shown["address"], "participant_id": shown["participant_id"]}
-    identifiers |= {"clinician": clinician, "other_id_1": shown["other_id"]}
-    identifiers |= {f"other_person_{n}": name for n, name in enumerate(others, 1)}
+    # Consent None when the page says nothing either way: the bench then counts any value.
+    truth = referral_truth(shown, referred, consent.truth)
     shown |= {f"other_person_{n}": name for n, name in enumerate(others, 1)}
     meta = {"date_style": style, "consent_as": consent.mode}
-    return Drawn(truth, shown, labels, identifiers, consent, meta)
+    return Drawn(truth, shown, labels, page_identifiers(shown), consent, meta)
 
 
 def _phone(rng: random.Random, us: bool) -> str:

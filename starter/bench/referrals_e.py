@@ -30,7 +30,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from starter.bench.referral_files import DrawnReferral, identifiers_for, write_identified
+from starter.bench.referral_files import (
+    DrawnReferral,
+    identifiers_for,
+    printed_identifiers,
+    write_identified,
+)
 from starter.bench.referrals_e_forms import comb_form, gutter_notes, merged_table
 from starter.bench.referrals_e_letters import email_printout, speech_letter, two_column
 from starter.bench.referrals_e_page import AGEING, Sheet, finish
@@ -72,21 +77,8 @@ def generate(index: int, seed: int) -> ReferralE:
     meta = {"generator": "e", "split": SPLIT, "layout": family, "degradation": ageing}
     meta.update(pages=str(len(pages)), **drawn.meta)
     stem = f"referral-e-{seed}-{index:04d}"
-    found = _printed(drawn.identifiers, said)
+    found = printed_identifiers(drawn.identifiers, said)
     return ReferralE(stem, drawn.truth, found, pages, meta, said, drawn.shown)
-
-
-def _printed(identifiers: dict[str, str], said: str) -> dict[str, str]:
-    """The identifiers the pages print: every word among the printed words (a name may be
-    printed surname first), or the whole run together (a comb of boxes)."""
-    words = set(said.casefold().replace(",", " ").split())
-    joined = "".join(said.casefold().split())
-
-    def printed(value: str) -> bool:
-        folded = value.casefold()
-        return set(folded.replace(",", " ").split()) <= words or "".join(folded.split()) in joined
-
-    return {k: v for k, v in identifiers.items() if printed(v)}
 
 
 def write_set(out: Path, count: int, seed: int) -> list[Path]:

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+
+from starter.bench.referral_files import DrawnValues, page_identifiers, referral_truth
 
 LABELS: dict[str, tuple[str, ...]] = {
     "participant_id": (
@@ -162,17 +164,11 @@ class Consent:
 
 
 @dataclass
-class Drawn:
-    """One referral's values: truth, what is printed, labels, redaction identifiers."""
+class Drawn(DrawnValues[Consent]):
+    """One referral's values: truth, what is printed, labels, redaction identifiers, consent."""
 
-    truth: dict[str, str | bool | None]
-    shown: dict[str, str]
-    labels: dict[str, str]
-    identifiers: dict[str, str]
-    consent: Consent
     #: The referral date's parts, for a comb of boxes (DD MM YYYY).
     comb_date: str = ""
-    meta: dict[str, str] = field(default_factory=dict)
 
 
 def draw_consent(rng: random.Random, marks: bool) -> Consent:
@@ -240,14 +236,7 @@ def draw_values(rng: random.Random, marks: bool) -> Drawn:
     shown |= {f"other_person_{n}": name for n, name in enumerate(others, 1)}
     labels = {name: rng.choice(pool) for name, pool in {**LABELS, **OTHER_LABELS}.items()}
     consent = draw_consent(rng, marks)
-    truth: dict[str, str | bool | None] = {
-        name: shown[name] for name in ("participant_id", "referring_clinic", "clinician", "reason")
-    }
-    truth["referral_date"] = referred.isoformat()
-    truth["consent"] = consent.truth  # None: nothing either way, so no value may go out
-    keys = ("patient_name", "date_of_birth", "mrn", "phone", "address", "participant_id")
-    identifiers = {k: shown[k] for k in keys} | {"clinician": clinician}
-    identifiers |= {"other_id_1": shown["other_id"]}
-    identifiers |= {f"other_person_{n}": name for n, name in enumerate(others, 1)}
+    truth = referral_truth(shown, referred, consent.truth)  # None: nothing either way
     meta = {"date_style": style, "consent_as": consent.mode}
-    return Drawn(truth, shown, labels, identifiers, consent, f"{referred:%d%m%Y}", meta)
+    identifiers = page_identifiers(shown)
+    return Drawn(truth, shown, labels, identifiers, consent, meta, f"{referred:%d%m%Y}")

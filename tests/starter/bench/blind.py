@@ -5,7 +5,9 @@ the draw and the truth are checked)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -90,3 +92,24 @@ def assert_valid_set(paths: list[Path], split: str, families: set[str], patient:
     assert seen == families
     truth = truth_for(paths[0])
     assert truth is not None and truth.split == split and "patient_name" not in truth.fields
+
+
+def _folded(values: Iterable[str]) -> set[str]:
+    return {v.casefold() for v in values}
+
+
+def _wordings(module: ModuleType) -> set[str]:
+    """Every label wording a generator draws (its held-back pools too)."""
+    pools = ("LABELS", "LABELS_RESERVED", "LABELS_HELD")
+    return _folded(w for name in pools for pool in getattr(module, name, {}).values() for w in pool)
+
+
+def assert_own_wordings(mine: ModuleType, others: Iterable[ModuleType]) -> None:
+    """No label wording, clinic or reason of ``mine`` (a generator's values) is one of
+    ``others``', letter case aside."""
+    others = list(others)
+    shared = _wordings(mine) & set().union(*map(_wordings, others))
+    assert not shared, shared
+    for pool in ("CLINICS", "REASONS"):
+        theirs = set().union(*(_folded(getattr(module, pool)) for module in others))
+        assert not _folded(getattr(mine, pool)) & theirs, pool

@@ -13,6 +13,7 @@ from starter.bench.fields_score import truth_for
 from starter.bench.redaction import documents as redaction_documents
 from starter.bench.redaction import with_identifiers
 from starter.bench.referrals_c import FAMILIES, SPLIT, identifiers_for, write_set
+from tests.starter.bench.blind import assert_own_wordings
 
 #: Exactly the referral fields the other generators' truth carries.
 _FIELDS = {"referral_date", "participant_id", "consent", "referring_clinic", "clinician", "reason"}
@@ -54,12 +55,4 @@ def test_referrals_c_consent_given_about_as_often_as_refused() -> None:
 
 def test_referrals_c_wordings_and_sites_are_not_the_other_generators() -> None:
     """No label wording, clinic or reason is shared with the first two generators."""
-    theirs = {w.casefold() for pool in referrals.LABELS.values() for w in pool}
-    for pools in (referrals_b_values.LABELS, referrals_b_values.LABELS_RESERVED):
-        theirs |= {w.casefold() for pool in pools.values() for w in pool}
-    theirs |= {w.casefold() for pool in referrals_b_values.LABELS_HELD.values() for w in pool}
-    mine = {w.casefold() for pool in referrals_c_values.LABELS.values() for w in pool}
-    assert not mine & theirs
-    for pool in ("CLINICS", "REASONS"):
-        other = set(getattr(referrals, pool)) | set(getattr(referrals_b_values, pool))
-        assert not set(getattr(referrals_c_values, pool)) & other, pool
+    assert_own_wordings(referrals_c_values, (referrals, referrals_b_values))
