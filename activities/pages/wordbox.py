@@ -13,6 +13,9 @@ from collections.abc import Callable, Sequence
 
 from custody.models import Word
 
+#: Tilted long words enough to measure a skew by, whatever the level ones say.
+_FEW = 3
+
 
 def rect(word: Word) -> tuple[int, int, int, int]:
     """The upright rectangle around the word's four-point box: (x0, y0, x1, y1)."""
@@ -30,7 +33,11 @@ def top_edge_slope(
     shrank to their ink (``activities.engines.rapid_words.tighten`` does so to a
     short word), which say nothing of the skew: counted, they pulled a 2.8-degree
     page's slope down to 1.8 degrees, and a value pushed to the right margin then
-    sat on the line above its label's.
+    sat on the line above its label's. So the tilted boxes alone decide wherever there
+    are enough of them to (``_FEW``, and a quarter of the long words): on a
+    photocopied page tilted 1.9 degrees, 23 of 52 long words' boxes were tilted (median
+    slope 0.0325) and the rest shrunk level, and the median of all was 0, so a label's
+    value at the right margin stood a line below it.
     """
     slopes = []
     for word in words:
@@ -38,7 +45,7 @@ def top_edge_slope(
         if bx - ax > min_width(word):
             slopes.append((by - ay) / (bx - ax))
     tilted = [s for s in slopes if s != 0]
-    if len(tilted) * 2 > len(slopes):
+    if len(tilted) >= _FEW and len(tilted) * 4 >= len(slopes):
         slopes = tilted
     if not slopes:
         return 0.0
