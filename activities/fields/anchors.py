@@ -19,8 +19,9 @@ skipped.
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from activities.fields.layout import Line, Token
@@ -186,7 +187,54 @@ def candidates(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor])
     below = _below(anchor, lines, anchors)
     if right and below and _next_row(right, below, lines):
         below = None
-    return [c for c in (right, below, _wrapped(anchor, lines, anchors)) if c]
+    found = [c for c in (right, below, _wrapped(anchor, lines, anchors)) if c]
+    return [_continued(c, lines, anchors) for c in found] if anchor.kind in PROSE else found
+
+
+#: Fields whose value is prose that may wrap onto the lines under it.
+PROSE = frozenset({"reason"})
+#: Marks the method of a prose value that fills its line to the page's right edge,
+#: unclosed, with nothing found to continue it: it was cut, and which words it lost is
+#: unknown (a reason read to its line's end was published at 0.93 missing its last
+#: eleven words).
+CUT = "+cut"
+_CLOSED = (".", "!", "?", ";")
+_MAX_WRAPS = 4
+_EDGE_LINES = 3  # other lines on the page, at least, to know where its text ends
+
+
+def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate:
+    """A prose value with the lines it wraps onto: each next line that starts in the
+    value's column, one line down, with no label on it, until a sentence closes."""
+    n = next(i for i, line in enumerate(lines) if found.tokens[-1] in line.tokens)
+    tokens, column = list(found.tokens), found.tokens[0].x0
+    h = statistics.median(t.height for t in found.tokens)  # the value's own print, not the label's
+    for _ in range(_MAX_WRAPS):
+        if tokens[-1].text.endswith(_CLOSED) or n + 1 >= len(lines):
+            break
+        line, after = lines[n], lines[n + 1]
+        steps = after.page == line.page and 0.5 * h < after.cy - line.cy <= 2.5 * h
+        if (
+            not steps
+            or abs(after.tokens[0].x0 - column) > h
+            or any(a.line == n + 1 for a in anchors)
+        ):
+            break
+        tokens += _run(after.tokens, h)
+        n += 1
+    method = found.method
+    # The page's right text edge, measured on its other lines: a value on a page of a
+    # few lines says nothing of where the print would have gone on.
+    mine = set(tokens)
+    ends = [
+        max(t.x1 for t in line.tokens)
+        for line in lines
+        if line.page == lines[n].page and not mine.intersection(line.tokens)
+    ]
+    unclosed = not tokens[-1].text.endswith(_CLOSED)
+    if unclosed and len(ends) >= _EDGE_LINES and max(ends) - tokens[-1].x1 <= _WIDE * h:
+        method += CUT
+    return replace(found, tokens=tuple(tokens), method=method)
 
 
 def _next_row(right: Candidate, below: Candidate, lines: Sequence[Line]) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from activities.fields import letter, sentences, values
-from activities.fields.anchors import Anchor, Candidate, candidates, find_anchors
+from activities.fields.anchors import CUT, Anchor, Candidate, candidates, find_anchors
 from activities.fields.choose import Reading, decide
 from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
@@ -155,7 +155,7 @@ def _best(
     """The anchor's one reading: close right of it, else below it, else far right of it."""
     parsed_all = [(cand, parser(cand.tokens)) for cand in found]
     # Only a value that parses under the label makes its far-right neighbour doubtful.
-    below = any(c.method == "anchor:below" and p is not None for c, p in parsed_all)
+    below = any(c.method.startswith("anchor:below") and p is not None for c, p in parsed_all)
     ranked = []
     for cand, parsed in parsed_all:
         if parsed is None:
@@ -168,8 +168,10 @@ def _best(
         rank = ("right", "below", "far", "wrapped").index(place)
         field = "referral_date" if cand.anchor.kind == "plain_date" else cand.anchor.kind
         # Words another label points at too are claimed twice: which field's is unsure.
-        doubt = bool(set(used) & taken) or contested(
-            field, value, used, cand.anchor, place == "right", others
+        doubt = (
+            bool(set(used) & taken)
+            or cand.method.endswith(CUT)
+            or contested(field, value, used, cand.anchor, place == "right", others)
         )
         reading = Reading(value, tuple(used), sure, cand.method, contested=doubt)
         ranked.append((rank, -sure, reading))
@@ -177,9 +179,9 @@ def _best(
 
 
 def _place(cand: Candidate) -> str:
-    if cand.method == "anchor:below":
+    if cand.method.startswith("anchor:below"):
         return "below"
-    if cand.method == "anchor:wrapped":
+    if cand.method.startswith("anchor:wrapped"):
         return "wrapped"
     return "right" if cand.gap <= CLOSE_GAP else "far"
 

@@ -163,3 +163,61 @@ def test_reason_with_an_unknown_word_ocr_was_not_sure_of_needs_review() -> None:
 def test_reason_with_a_digit_read_for_a_letter_needs_review() -> None:
     """ "Pers1stent" is a visible slip that no known word repairs: review, though OCR was sure."""
     assert _reason(["Pers1stent", "knee", "pain"], 0.99) == ("review", None)
+
+
+def _flow(words: str, x: int) -> list[tuple[str, int]]:
+    row = []
+    for word in words.split():
+        row.append((word, x))
+        x += 20 * len(word) + 20
+    return row
+
+
+def test_a_reason_that_wraps_is_read_with_the_lines_it_runs_onto() -> None:
+    """A reason continued on the line under it, in its own column, is read whole, up to
+    the full stop; the label under that is no part of it."""
+    page = placed(
+        [
+            [("Referral", 100), ("Date:", 280), ("14/03/2026", 700)],
+            [
+                ("Reason", 100),
+                ("for", 260),
+                ("referral:", 340),
+                *_flow("Persistent knee pain after", 700),
+            ],
+            _flow("a fall, worse on stairs.", 700),
+            [("Clinician:", 100), ("Dr", 700), ("Ames", 760)],
+        ],
+        dy=50,
+    )
+    found = extract([page], declared=DocType.REFERRAL).fields["reason"]
+    assert (found.status, found.value) == (
+        "found",
+        "Persistent knee pain after a fall, worse on stairs",
+    )
+
+
+def test_a_reason_cut_at_the_pages_edge_with_nothing_under_it_needs_review() -> None:
+    """A reason that runs unclosed to the page's right text edge, with a label on the
+    next line, lost words nobody can see: review, never the part that was read."""
+
+    def reason(last: str) -> tuple[str, object]:
+        page = placed(
+            [
+                [("Referral", 100), ("Date:", 280), ("14/03/2026", 1300)],
+                [
+                    ("Reason", 100),
+                    ("for", 260),
+                    ("referral:", 340),
+                    *_flow(f"Persistent knee pain after a fall on {last}", 700),
+                ],
+                [("Clinician:", 100), ("Dr", 1300), ("Ames", 1360)],
+                [("Clinic:", 100), ("Northgate", 1300)],
+            ],
+            dy=50,
+        )
+        found = extract([page], declared=DocType.REFERRAL).fields["reason"]
+        return found.status, found.value
+
+    assert reason("the") == ("review", None)
+    assert reason("ice.") == ("found", "Persistent knee pain after a fall on ice")
