@@ -50,6 +50,13 @@ ROLES = _set(
     cardiologist oncologist neurologist psychiatrist psychologist dentist optometrist
     physiotherapist paramedic dietitian counsellor counselor
     """
+) | _set(
+    # Kin and those who stand in for a patient: "Next of kin: Rose O'Hare" left a
+    # relative's name readable in a view marked clean (a person's label like any role).
+    """
+    kin nok next-of-kin relative relation spouse partner husband wife mother father parent
+    son daughter brother sibling guardian grandparent grandmother grandfather
+    """
 )
 #: A label that starts with one of these names a person too ("To:", "cc:", "Copy to:").
 _ADDRESSED = _set("to from cc attn attention copy copies")
