@@ -127,11 +127,14 @@ RECOGNISERS: tuple[Recogniser, ...] = (
 )
 
 
-def detect(lines: Sequence[Line], enabled: Sequence[Detector]) -> list[Hit]:
+def detect(lines: Sequence[Line], enabled: Sequence[Detector], unread: bool = False) -> list[Hit]:
+    """Every hit of the ``enabled`` detectors in ``lines``; with ``unread`` (the plan's,
+    not the check's), also the empty slot of each identifier's label whose value no
+    word was read in (``_unread_slot``)."""
     hits: list[Hit] = []
     for rec in RECOGNISERS:
         if rec.name in enabled:
-            hits += _labelled(rec, lines)
+            hits += _labelled(rec, lines, unread)
             hits += _anywhere(rec, lines)
     if "person_name" in enabled:
         hits += _spans("person_name", ((p, a, b) for p, a, b in names.names(lines)), True)
@@ -174,7 +177,7 @@ def name_parts(name: str) -> tuple[str, ...]:
     return names.name_parts(name)
 
 
-def _labelled(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
+def _labelled(rec: Recogniser, lines: Sequence[Line], unread: bool = False) -> Iterator[Hit]:
     for n, line in enumerate(lines):
         for match in rec.context.finditer(line.text):
             label = line.covering(match.start(), match.end())
@@ -187,6 +190,38 @@ def _labelled(rec: Recogniser, lines: Sequence[Line]) -> Iterator[Hit]:
             found = _value(rec, after) or _value(rec, _below(lines, n, label))
             if found is not None:
                 yield Hit(found[0], "detector", rec.name, rec.parts(found[1]))
+            elif unread and rec.name in _SLOTS:
+                yield from _unread_slot(rec, lines, line, last)
+
+
+#: Identifiers whose label's empty slot the plan paints (a name or an address is read as
+#: words where it is printed at all; a number or a date in comb boxes is not).
+_SLOTS = frozenset({"participant_id", "mrn", "date_of_birth", "phone"})
+_UNREAD_WORDS = 3  # words read after a label, at most, for its slot to count as unread
+_SLOT_PAD = 0.6  # label heights above and below the label's line the slot reaches
+
+
+def _unread_slot(rec: Recogniser, lines: Sequence[Line], line: Line, last: Tok) -> Iterator[Hit]:
+    """The rest of a label's phrase, to the next phrase or the page's text edge, where an
+    identifier's label stands with no value read beside or under it.
+
+    OCR reads nothing in comb boxes (one character a box) and little in a faint or
+    struck-through cell, so the value may be printed there all the same: a birth date in
+    comb boxes, never read, was readable to another OCR engine in a view marked clean.
+    The slot is painted whole; its hit has no strings (nothing was read to look for), and
+    the check does not run this rule (a painted slot reads as an unread one)."""
+    phrases = line.phrases()
+    mine = next(k for k, p in enumerate(phrases) if last in p.tokens)
+    rest = phrases[mine].tokens[phrases[mine].tokens.index(last) + 1 :]
+    if len(rest) > _UNREAD_WORDS:
+        return  # a sentence goes on after the label ("born in Leeds and ..."): not a slot
+    page = [t for other in lines if other.page == line.page for t in other.tokens]
+    right = phrases[mine + 1].tokens[0].x0 if mine + 1 < len(phrases) else max(t.x1 for t in page)
+    pad = round(_SLOT_PAD * last.height)
+    top, bottom = min(t.y0 for t in line.tokens) - pad, max(t.y1 for t in line.tokens) + pad
+    if right - last.x1 > last.height:
+        slot = Tok("", 0.0, line.page, last.x1 + 1, top, right - 1, bottom)
+        yield Hit((slot, *rest), "detector", rec.name, ())
 
 
 def _value(rec: Recogniser, toks: Sequence[Tok]) -> tuple[tuple[Tok, ...], str] | None:

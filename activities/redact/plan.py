@@ -51,7 +51,9 @@ def make_plan(
     policy: RedactionPolicy,
 ) -> Plan:
     lines = all_lines(pages)
-    hits = list(_field_hits(lines, extraction, policy.fields)) + detect(lines, policy.detectors)
+    hits = list(_field_hits(lines, extraction, policy.fields)) + detect(
+        lines, policy.detectors, unread=True
+    )
     hits += sweep_words(lines, policy.sweeps)
     secrets = {s for hit in hits for s in hit.strings}
     if policy.sweep:

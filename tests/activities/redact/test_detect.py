@@ -7,6 +7,8 @@ phone number) beside words that must stay.
 
 from __future__ import annotations
 
+from activities.redact.detect import detect
+from activities.redact.lines import all_lines
 from activities.redact.plan import make_plan, normal
 from activities.redact.policy import DEFAULT_REDACTION
 from custody.models import PageText, Word
@@ -94,3 +96,24 @@ def test_redaction_detects_a_phone_with_a_six_digit_group_and_a_short_label() ->
     kept, sources = _kept(["Ph: 01234 567890", "Contact no.: 01632 960001", "Total 85.54"])
     assert "567890" not in kept and "960001" not in kept and "8554" in kept
     assert sources == {"phone"}
+
+
+def test_an_identifiers_label_with_no_value_read_has_its_slot_painted_by_the_plan_only() -> None:
+    """ "Birth date" with nothing read after it (comb boxes OCR does not read) gets its
+    slot, from the label to the page's text edge, painted by the plan; a label whose value
+    was read, and a sentence that goes on after "born", get no slot; and the check, which
+    cannot tell a painted slot from an unread one, does not run the rule."""
+    rows = ["Birth date", "Date of birth: 02/03/1961", "Reason: new murmur on auscultation today"]
+    plan = make_plan(
+        [_page([*rows, "She was born in Leeds and moved south later"])], None, DETECTORS_ONLY
+    )
+    slots = [r for r in plan.regions if r.source == "date_of_birth" and r.box[1] < 140]
+    assert len(slots) == 1
+    x0, y0, x1, y1 = slots[0].box
+    label_end = 100 + 18 * len("Birth") + 18 + 18 * len("date")
+    assert label_end - H < x0 <= label_end + 5 and y0 < 100 < 130 < y1  # the policy's padding
+    assert x1 >= 100 + 18 * len(" ".join(rows[2].split())) - 5  # the text's right edge
+    # The sentence's line keeps its words; the read value is painted as a value, not a slot.
+    assert "moved" in normal(" ".join(w.text for w in plan.kept[0].words))
+    lines = all_lines([_page(rows)])
+    assert [h.source for h in detect(lines, DETECTORS_ONLY.detectors) if not h.strings] == []

@@ -15,6 +15,7 @@ import pytest
 from activities.engines.base import OcrEngine
 from activities.pages.raster import GrayPage, to_gray
 from activities.redact.core import make_view
+from activities.redact.detect import RECOGNISERS
 from activities.redact.lines import Tok, page_lines
 from activities.redact.plan import make_plan, normal
 from activities.redact.policy import DEFAULT_REDACTION
@@ -37,12 +38,17 @@ def letter(ocr_engine: OcrEngine) -> tuple[list[GrayPage], list[PageText]]:
 def test_redaction_scan_paints_what_the_plan_never_saw(
     letter: tuple[list[GrayPage], list[PageText]], ocr_engine: OcrEngine
 ) -> None:
-    """The MRN's words hidden from the plan: the view's re-OCR finds it, and it is painted."""
+    """The MRN's words hidden from the plan, its label's too (else the plan paints the
+    label's empty slot): the view's re-OCR finds it, and it is painted."""
     images, pages = letter
     first = make_plan(pages, None, DEFAULT_REDACTION)
     mrn = [r for r in first.regions if r.source == "mrn"]
     assert mrn, "the letter prints an MRN beside its label"
     hidden = {(t.page, t.index) for r in mrn for t in _words_in(pages[0], r.box)}
+    label = next(r.context for r in RECOGNISERS if r.name == "mrn")
+    for line in page_lines(pages[0]):
+        for match in label.finditer(line.text):
+            hidden |= {(t.page, t.index) for t in line.covering(match.start(), match.end())}
     blind = pages[0].model_copy(
         update={"words": [w for i, w in enumerate(pages[0].words) if (0, i) not in hidden]}
     )
