@@ -201,6 +201,7 @@ CUT = "+cut"
 _CLOSED = (".", "!", "?", ";")
 _MAX_WRAPS = 4
 _EDGE_LINES = 3  # other lines on the page, at least, to know where its text ends
+_CUT_WORDS = 6  # words, at least, in a value that may have been cut
 
 
 def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate:
@@ -231,7 +232,9 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
         for line in lines
         if line.page == lines[n].page and not mine.intersection(line.tokens)
     ]
-    unclosed = not tokens[-1].text.endswith(_CLOSED)
+    # A short value ends where its line does on any form; a sentence's worth of words
+    # stopping at the edge, unclosed, is what a cut looks like.
+    unclosed = not tokens[-1].text.endswith(_CLOSED) and len(tokens) >= _CUT_WORDS
     if unclosed and len(ends) >= _EDGE_LINES and max(ends) - tokens[-1].x1 <= _WIDE * h:
         method += CUT
     return replace(found, tokens=tuple(tokens), method=method)
