@@ -64,3 +64,14 @@ def test_classify_a_configured_type_by_its_cue_words() -> None:
     kind = extract([page], configured=shipped_types()).classification
     assert (kind.type, kind.how) == ("discharge", "classified")
     assert extract([page]).classification.type != "discharge"  # unknown unless configured
+
+
+def test_classify_a_referral_sent_as_an_email_is_a_referral_not_a_form() -> None:
+    """A printed e-mail's header words (From, To, Subject, Date, cc, Re) outscore its
+    referral words as a form's; half a referral's cues make it a referral all the same,
+    unsure (below even confidence), while two referral words among them leave a form."""
+    header = ("From:", "To:", "Subject:", "Date:", "cc:", "Re:", "Sent:", "Name:")
+    kind = extract([_page(*header, "referral", "patient", "clinic", "consent")]).classification
+    assert kind.scores["form"] > kind.scores["referral"] >= 0.5
+    assert (kind.type, kind.how) == (DocType.REFERRAL, "classified") and kind.confidence < 0.5
+    assert extract([_page(*header, "patient", "clinic")]).classification.type == DocType.FORM
