@@ -10,9 +10,10 @@ of its first held-out split (measured once, then tuned on), all three the
 **tuning** split; and the second's held-out families and wordings, the
 **held_out** split (``starter.bench.referrals_b``), never tuned on; and the
 third generator's, written blind, the **held_out_c** split
-(``starter.bench.referrals_c``), never tuned on either; and the fourth's and
-fifth's, also written blind, the **held_out_d** and **held_out_e** splits
-(``starter.bench.referrals_d``, ``starter.bench.referrals_e``). A
+(``starter.bench.referrals_c``), never tuned on either; and the fourth's,
+fifth's and sixth's, also written blind, the **held_out_d**, **held_out_e** and
+**held_out_f** splits (``starter.bench.referrals_d``, ``referrals_e``,
+``referrals_f``). A
 document that was not published counts each of its fields as missing. Each
 published referral is also read again with its bars at zero
 (``activities.fields.unbarred``) for the confidence bands.
@@ -22,9 +23,9 @@ field ``expected``, ``exact``, ``missing``, ``wrong``, ``wrong_confident``,
 ``exact_share``, ``wrong_by_band``, ``proposed_bar``, ``bar``,
 ``wrong_at_or_above_bar``, ``bar_held``), ``consent_wrong``, ``by_type`` (the
 same per ground-truth type), ``splits`` (the same for ``tuning`` and
-``held_out``, ``held_out_c``, ``held_out_d`` and ``held_out_e``), ``targets``
-(``held_out``, ``held_out_c``, ``held_out_d`` and ``held_out_e``:
-issue #27's targets on each of those splits),
+``held_out``, ``held_out_c``, ``held_out_d``, ``held_out_e`` and ``held_out_f``),
+``targets`` (``held_out``, ``held_out_c`` to ``held_out_f``: issue #27's targets on
+each of those splits),
 and ``pairs``: a generic form's key-value pairs against FUNSD's links, for the
 scans with a FUNSD annotation (``starter.bench.pairs``).
 """
@@ -55,11 +56,14 @@ from starter.bench.referrals_b import write_set as write_set_b
 from starter.bench.referrals_c import write_set as write_set_c
 from starter.bench.referrals_d import write_set as write_set_d
 from starter.bench.referrals_e import write_set as write_set_e
+from starter.bench.referrals_f import write_set as write_set_f
 from starter.cli.output import Exit, emit
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
 
 _SCANS = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".pdf"})
+#: The splits of the generators written blind, each with issue #27's targets of its own.
+_BLIND = ("held_out_c", "held_out_d", "held_out_e", "held_out_f")
 
 
 def scans(corpus: Path, limit: int | None) -> list[tuple[Path, Truth]]:
@@ -89,15 +93,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def drawn_referrals(out: Path, count: int, seed: int) -> list[tuple[Path, Truth]]:
     """``count`` referrals from each set: the first generator's, the second's three sets,
-    the third's, the fourth's and the fifth's (their own splits, ``held_out_c``,
-    ``held_out_d`` and ``held_out_e``)."""
+    and the third's to the sixth's (their own splits, ``held_out_c`` to ``held_out_f``)."""
     write_set(out / "a", count, seed)
     for split in ("tuning", "seen", "held_out"):
         write_set_b(out / f"b-{split}", count, seed, split)
     write_set_c(out / "c-held_out", count, seed)
     write_set_d(out / "d-held_out", count, seed)
     write_set_e(out / "e-held_out", count, seed)
-    parts = ("a", "b-tuning", "b-seen", "b-held_out", "c-held_out", "d-held_out", "e-held_out")
+    write_set_f(out / "f-held_out", count, seed)
+    parts = ("a", "b-tuning", "b-seen", "b-held_out", *(f"{g}-held_out" for g in "cdef"))
     return [doc for part in parts for doc in scans(out / part, None)]
 
 
@@ -156,7 +160,7 @@ def _report(
     overall = tallies.pop("all")
     splits = {k.split(":", 1)[1]: tallies.pop(k) for k in sorted(tallies) if k.startswith("split:")}
     aims = targets(overall, splits.get("held_out"))
-    for blind in ("held_out_c", "held_out_d", "held_out_e"):  # the generators written blind
+    for blind in _BLIND:  # the generators written blind
         if splits.get(blind) and splits[blind].fields:
             aims[blind] = held_out_targets(splits[blind])
     return {
@@ -186,7 +190,7 @@ def _text(report: dict[str, Any]) -> str:
     if p["expected"]:
         lines.append(f"form pairs: precision {p['precision']}, recall {p['recall']}, f1 {p['f1']}")
     lines.append(f"targets met: {report['targets']['all_met']}")
-    for split in ("held_out", "held_out_c", "held_out_d", "held_out_e"):
+    for split in ("held_out", *_BLIND):
         if split in report["targets"]:
             lines.append(f"{split} targets met: {report['targets'][split]['met']}")
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """``custody bench redaction``: is any ground-truth identifier readable in a kept view?
 
-Eight sets, each document read as the pipeline reads it (a PDF's born-digital
+Ten sets, each document read as the pipeline reads it (a PDF's born-digital
 pages as their text layer, every other page rendered in the sandboxed child
 and OCRed by the configured engine; fields by ``activities.fields.extract``),
 and its view made as ``custody redact`` makes it (``activities.redact.core``),
@@ -18,6 +18,9 @@ the plan told nothing of the truth:
 - ``referrals_e``: ``--referrals N`` scans of the fifth generator, written blind too
   (``starter.bench.referrals_e``); identifiers those of ``referrals_d`` (comb boxes,
   a "Re:" line, a printed e-mail's header and footer among the places they stand).
+- ``referrals_f``: ``--referrals N`` scans of the sixth generator, written blind
+  too (``starter.bench.referrals_f``); identifiers those of ``referrals_e`` (a
+  next of kin, a letterhead's partner, a fax's cover sheet, a hand among them).
 - ``receipts``: the corpus's SROIE receipts; identifiers the company and the address.
 - ``born_digital_dev``, ``born_digital_held_out`` and ``born_digital_held_out_b``:
   ``--born-digital N`` pages each (``starter.bench.born_digital``) with
@@ -75,6 +78,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         referrals_c,
         referrals_d,
         referrals_e,
+        referrals_f,
     )
     from starter.bench.ocr import default_corpus
 
@@ -106,6 +110,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             "referrals_e": lambda: with_identifiers(
                 documents(referrals_e.write_set(root / "re", args.referrals, args.seed))
             ),
+            # The sixth, written blind as the others; its identifiers beside the truth too.
+            "referrals_f": lambda: with_identifiers(
+                documents(referrals_f.write_set(root / "rf", args.referrals, args.seed))
+            ),
             "receipts": lambda: documents(sorted(corpus.glob("sroie_*"))),
             **{
                 f"born_digital_{split}": _born_digital(root, split, count)
@@ -133,8 +141,8 @@ def documents(paths: list[Path]) -> list[tuple[Path, Truth]]:
 
 
 def with_identifiers(docs: list[tuple[Path, Truth]]) -> list[tuple[Path, Truth]]:
-    """Each truth with the patient identifiers printed on its page added (the third and
-    fourth generators keep them apart, in ``<stem>.identifiers.json``, where the fields
+    """Each truth with the patient identifiers printed on its page added (the third to
+    sixth generators keep them apart, in ``<stem>.identifiers.json``, where the fields
     bench does not count them; both read it alike)."""
     from starter.bench.referral_files import identifiers_for
 

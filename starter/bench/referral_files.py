@@ -1,10 +1,10 @@
 """How a drawn referral is written for the benches: its pages, and its truth beside them.
 
 Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``
-to ``referrals_e``), which share only mechanics: layouts, wordings, fonts and
-values are each their own. The third to fifth also write the patient
+to ``referrals_f``), which share only mechanics: layouts, wordings, fonts and
+values are each their own. The third to sixth also write the patient
 identifiers they print apart from the truth (``write_identified``), for the
-redaction bench alone (``identifiers_for``); the fourth and fifth keep only
+redaction bench alone (``identifiers_for``); the fourth to sixth keep only
 those their pages print (``printed_identifiers``).
 """
 
@@ -60,7 +60,7 @@ def referral_truth(
 
 def page_identifiers(shown: Mapping[str, str]) -> dict[str, str]:
     """What the redaction bench looks for on a page drawn with other people and numbers
-    beside the patient's (the fourth and fifth generators): the patient's identifiers, the
+    beside the patient's (the fourth to sixth generators): the patient's identifiers, the
     participant ID, the clinician, the other number and every other person ``shown``."""
     keys = ("patient_name", "date_of_birth", "mrn", "phone", "address", "participant_id")
     identifiers = {k: shown[k] for k in (*keys, "clinician")} | {"other_id_1": shown["other_id"]}

@@ -1,6 +1,6 @@
 """The synthetic referral set: the same documents for the same seed, with truth beside each.
 
-The determinism test here covers the third to fifth generators too (same call shape)."""
+The determinism test here covers the third to sixth generators too (same call shape)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pypdfium2
 import pytest
 
-from starter.bench import referrals_c, referrals_d, referrals_e
+from starter.bench import referrals_c, referrals_d, referrals_e, referrals_f
 from starter.bench.referrals import LAYOUTS, generate, write_set
 
 
@@ -29,8 +29,9 @@ def _digest(ref: Any) -> str:
         (referrals_c.generate, 3, 11),
         (referrals_d.generate, 4, 7),
         (referrals_e.generate, 4, 7),
+        (referrals_f.generate, 3, 7),
     ],
-    ids=["referrals", "referrals_c", "referrals_d", "referrals_e"],
+    ids=["referrals", "referrals_c", "referrals_d", "referrals_e", "referrals_f"],
 )
 def test_referrals_same_seed_same_pixels(
     draw: Callable[[int, int], Any], index: int, seed: int

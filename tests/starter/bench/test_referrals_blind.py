@@ -1,8 +1,8 @@
-"""What each blind referral generator (the fourth and fifth) is checked for alike: its
+"""What each blind referral generator (the fourth to sixth) is checked for alike: its
 files valid, every string on its page, consent spread, its conventions its own, and
 wired into both benches as its own split and set. What only one of them prints is
-checked in its own test_referrals_d.py / test_referrals_e.py; that they are
-deterministic, in test_referrals.py with the others."""
+checked in its own test_referrals_d.py / _e.py / _f.py; that they are deterministic,
+in test_referrals.py with the others."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from starter.bench import (
     referrals_d_values,
     referrals_e,
     referrals_e_values,
+    referrals_f,
+    referrals_f_values,
 )
 from starter.bench.redaction_truth import truth_strings
 from tests.starter.bench.blind import (
@@ -99,7 +101,26 @@ _E = Blind(
     frozenset({"patient_name", "mrn", "other_person_2", "other_id_1", "phone"}),
     "other_person_2",
 )
-_BLIND = pytest.mark.parametrize("blind", [_D, _E], ids=["referrals_d", "referrals_e"])
+_F = Blind(
+    referrals_f,
+    referrals_f_values,
+    frozenset({"patient_name", "date_of_birth", "participant_id", "clinician", "mrn"}),
+    lambda rng, family, _: referrals_f.drawn_for(family, rng),
+    lambda rng, marks: referrals_f_values.draw_consent(rng, marks=marks),
+    ("ticked", "yes_no"),
+    400,
+    (30, 80),
+    (referrals, referrals_b_values, referrals_c_values, referrals_d_values, referrals_e_values),
+    "held_out_e",
+    "KST-0412-88",
+    "0001",  # the GP letter
+    frozenset({"other_person_1", "other_person_2", "other_person_3", "other_id_1", "address"}),
+    frozenset({"patient_name", "mrn", "other_person_1", "other_id_1", "phone"}),
+    "other_person_1",
+)
+_BLIND = pytest.mark.parametrize(
+    "blind", [_D, _E, _F], ids=["referrals_d", "referrals_e", "referrals_f"]
+)
 
 
 @_BLIND
@@ -164,7 +185,7 @@ def test_bench_fields_reports_each_blind_generator_as_its_own_split(
 def test_bench_redaction_draws_each_blind_set_with_every_identifier(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blind: Blind
 ) -> None:
-    """``--sets referrals_d`` (or ``_e``) draws only that set, each truth carrying the
+    """``--sets referrals_d`` (or ``_e``, ``_f``) draws only that set, each truth carrying the
     page's other people and numbers, which the bench's search then looks for as well
     (a person by surname too)."""
     drawn = drawn_set(tmp_path, monkeypatch, blind.generator.__name__.rsplit(".", 1)[-1])
