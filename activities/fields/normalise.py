@@ -1,9 +1,11 @@
 """Values into their normal form: ISO dates, decimal totals, booleans, trimmed text.
 
-Numeric dates are read day first (14/03/2026), as these tenants print them;
-month names and ISO dates are unambiguous. Each parser says whether it had
-to repair the text (an ``O`` read for a ``0``, a month name one letter off):
-a repaired value is less sure, and the field readers lower its confidence.
+Numeric dates are read day first (14/03/2026); one whose day and month could
+swap (04/05/2026) is singled out only where its page shows which comes first
+(``day_first``, ``month_first``); month names and ISO dates are unambiguous.
+Each parser says whether it had to repair the text (an ``O`` read for a ``0``,
+a month name one letter off): a repaired value is less sure, and the field
+readers lower its confidence.
 """
 
 from __future__ import annotations
@@ -97,6 +99,21 @@ def month_first(text: str) -> bool:
         return True
     for m in _DMY.finditer(text.translate(_DIGIT_FIXES)):
         if int(m.group(1)) <= 12 < int(m.group(3)) <= 31:
+            return True
+    return False
+
+
+#: A format note that puts the day first ("(DD/MM/YYYY)", "dd-mm-yy", "DD MM YYYY").
+_DAY_FIRST_NOTE = re.compile(r"\bdd\s*[-/. ]\s*mm\b", re.I)
+
+
+def day_first(text: str) -> bool:
+    """Whether ``text`` prints dates day first: a format note says so, or a numeric date
+    reads only that way ("23/11/1970", whose second number is the month)."""
+    if _DAY_FIRST_NOTE.search(text):
+        return True
+    for m in _DMY.finditer(text.translate(_DIGIT_FIXES)):
+        if int(m.group(3)) <= 12 < int(m.group(1)) <= 31:
             return True
     return False
 

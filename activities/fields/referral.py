@@ -25,6 +25,7 @@ from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
 from activities.fields.layout import Line, Token, joined, near, stamps
 from activities.fields.normalise import (
+    day_first,
     day_month_swappable,
     edit_distance,
     month_first,
@@ -130,10 +131,13 @@ def _unlabelled(
 
 
 def _day_or_month(readings: list[Reading], lines: Sequence[Line]) -> list[Reading]:
-    """Dates are read day first; on a page that prints them month first ("(MM/DD/YYYY)",
-    "07/16/1952") a date whose day and month could swap is not singled out: which it is
-    goes to review rather than a guess."""
-    if not month_first("\n".join(joined(line.tokens) for line in lines)):
+    """Dates are read day first where the page shows that it prints them so ("(DD/MM/YYYY)",
+    "23/11/1970"). Elsewhere, on a page that prints them month first ("(MM/DD/YYYY)",
+    "07/16/1952") or gives no sign either way (a US referral's "04/07/2026" beside its
+    ZIP code), a date whose day and month could swap is not singled out: which it is goes
+    to review rather than a guess."""
+    text = "\n".join(joined(line.tokens) for line in lines)
+    if day_first(text) and not month_first(text):
         return readings
     return [
         replace(r, contested=True) if day_month_swappable(joined(r.tokens)) else r for r in readings

@@ -6,7 +6,7 @@ real value, never out as a wrong one."""
 from __future__ import annotations
 
 from activities.fields import extract
-from activities.fields.normalise import day_month_swappable, month_first
+from activities.fields.normalise import day_first, day_month_swappable, month_first
 from custody.fields import DocType, FoundField
 from tests.activities.fields.pages import Row, placed
 
@@ -62,11 +62,11 @@ def test_date_under_its_label_is_read_though_a_neighbour_column_is_far_right() -
     found = _field(
         [
             [("Referral", 100), ("Date", 280), ("East", 900), ("Wing", 1000)],
-            [("07/01/2026", 100), ("Level", 900), ("Two", 1020)],
+            [("17/01/2026", 100), ("Level", 900), ("Two", 1020)],
         ],
         "referral_date",
     )
-    assert (found.status, found.value, found.method) == ("found", "2026-01-07", "anchor:below")
+    assert (found.status, found.value, found.method) == ("found", "2026-01-17", "anchor:below")
 
 
 def test_swappable_date_goes_to_review_on_a_page_that_prints_months_first() -> None:
@@ -94,8 +94,19 @@ def test_swappable_date_is_read_day_first_where_nothing_says_months_come_first()
     assert (found.status, found.value) == ("found", "2026-05-04")
 
 
+def test_swappable_date_goes_to_review_where_nothing_says_which_comes_first() -> None:
+    """04/07/2026 on a page with no other date and no format note may be April or July
+    (a US referral prints it month first): review, never a guess; 14/07/2026 is sure."""
+    for date, want in (("04/07/2026", ("review", None)), ("14/07/2026", ("found", "2026-07-14"))):
+        found = _field([[("Referral", 100), ("Date:", 280), (date, 760)]], "referral_date")
+        assert (found.status, found.value) == want
+
+
 def test_month_first_and_swappable_read_the_printed_forms() -> None:
     """The page-level evidence and the per-value doubt, on their own."""
+    assert day_first("Date (DD/MM/YYYY): 04/05/2026") and day_first("DD MM YYYY")
+    assert day_first("Born 23/11/1970") and not day_first("Seen 04/05/2026")
+    assert not day_first("Seen 12/31/2025")
     assert month_first("DOB (mm-dd-yy): 01-02-99")
     assert month_first("Seen 12/31/2025")
     assert not month_first("Seen 31/12/2025, next 04/05/2026")
