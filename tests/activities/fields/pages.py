@@ -37,13 +37,15 @@ def placed(
     )
 
 
+def row_of(sentence: str, x: int, *, letter: int = 20, space: int = 20) -> Row:
+    """The sentence's words from ``x`` on, ``letter`` px a letter, ``space`` px between."""
+    row = []
+    for word in sentence.split():
+        row.append((word, x))
+        x += letter * len(word) + space
+    return row
+
+
 def flowing(rows: list[str], marks: list[Mark] | None = None, conf: float = 0.99) -> PageText:
     """Row ``n`` at y = 100 + 80n from x = 160, one space (20 px) between words."""
-    placed_rows: list[Row] = []
-    for row in rows:
-        x, words = 160, []
-        for text in row.split():
-            words.append((text, x))
-            x += 20 * len(text) + 20
-        placed_rows.append(words)
-    return placed(placed_rows, conf=conf, marks=marks)
+    return placed([row_of(row, 160) for row in rows], conf=conf, marks=marks)

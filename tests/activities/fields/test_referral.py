@@ -9,7 +9,7 @@ from activities.fields.marks import find_marks
 from custody.fields import DocType
 from custody.models import Mark, PageText, Word
 from starter.bench.referrals import generate
-from tests.activities.fields.pages import placed
+from tests.activities.fields.pages import placed, row_of
 
 _page = placed
 
@@ -165,14 +165,6 @@ def test_reason_with_a_digit_read_for_a_letter_needs_review() -> None:
     assert _reason(["Pers1stent", "knee", "pain"], 0.99) == ("review", None)
 
 
-def _flow(words: str, x: int) -> list[tuple[str, int]]:
-    row = []
-    for word in words.split():
-        row.append((word, x))
-        x += 20 * len(word) + 20
-    return row
-
-
 def test_a_reason_that_wraps_is_read_with_the_lines_it_runs_onto() -> None:
     """A reason continued on the line under it, in its own column, is read whole, up to
     the full stop; the label under that is no part of it."""
@@ -183,9 +175,9 @@ def test_a_reason_that_wraps_is_read_with_the_lines_it_runs_onto() -> None:
                 ("Reason", 100),
                 ("for", 260),
                 ("referral:", 340),
-                *_flow("Persistent knee pain after", 700),
+                *row_of("Persistent knee pain after", 700),
             ],
-            _flow("a fall, worse on stairs.", 700),
+            row_of("a fall, worse on stairs.", 700),
             [("Clinician:", 100), ("Dr", 700), ("Ames", 760)],
         ],
         dy=50,
@@ -209,7 +201,7 @@ def test_a_reason_cut_at_the_pages_edge_with_nothing_under_it_needs_review() -> 
                     ("Reason", 100),
                     ("for", 260),
                     ("referral:", 340),
-                    *_flow(f"Persistent knee pain after a fall on {last}", 700),
+                    *row_of(f"Persistent knee pain after a fall on {last}", 700),
                 ],
                 [("Clinician:", 100), ("Dr", 1300), ("Ames", 1360)],
                 [("Clinic:", 100), ("Northgate", 1300)],

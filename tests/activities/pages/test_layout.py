@@ -11,7 +11,7 @@ from activities.fields.layout import page_lines as field_lines
 from activities.pages.layout import page_lines, reading_text
 from activities.redact.lines import page_lines as redaction_lines
 from custody.models import PageText, Word
-from tests.activities.fields.pages import Row, placed
+from tests.activities.fields.pages import Row, placed, row_of
 
 DISCHARGE = (
     "NORTHWIND COMMUNITY CLINIC - DISCHARGE SUMMARY",
@@ -81,12 +81,8 @@ def test_reading_text_reads_prose_columns_one_after_the_other() -> None:
     assert text == ["Clinic letter heading", *left, *right]
 
 
-def _placed(sentence: str, x: int) -> list[tuple[str, int]]:
-    placed = []
-    for word in sentence.split():
-        placed.append((word, x))
-        x += 18 * len(word) + 12
-    return placed
+def _placed(sentence: str, x: int) -> Row:
+    return row_of(sentence, x, letter=18, space=12)
 
 
 def test_a_label_list_keeps_each_value_on_its_labels_line() -> None:
