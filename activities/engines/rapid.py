@@ -29,6 +29,7 @@ from activities.engines.base import (
     _sha256_file,
     page_text,
 )
+from activities.engines.combs import read_combs
 from activities.engines.rapid_models import MODEL_LICENCE, MODELS, cuda_available, model_dir
 from activities.engines.rapid_server import RapidHelper
 from activities.engines.rapid_wire import LIMIT_MAX, LIMIT_MIN, Line
@@ -58,6 +59,7 @@ class RapidTuning:
     unclip_ratio: float = 1.6  # detector: how far a box grows around its text
     word_boxes: bool = True  # word boxes from the recogniser's character positions
     orientation: bool = True  # turn a page the classifier finds upside down
+    combs: bool = True  # read comb rows (a character a box) as words: activities.engines.combs
     timeout_s: float = 300.0  # one page; past it the helper is killed
 
 
@@ -66,7 +68,7 @@ _CUDA_TUNING = RapidTuning(rec_batch_num=6, rec_min_width=320)
 
 # What a result recorded before a tuning field existed ran with: rebuilding an
 # old result's engine (``build_recorded``) must read as it did.
-RAPID_TUNING_BEFORE_RECORDED: dict[str, ParamValue] = {"rec_min_width": 320}
+RAPID_TUNING_BEFORE_RECORDED: dict[str, ParamValue] = {"rec_min_width": 320, "combs": False}
 
 
 class RapidOcrEngine:
@@ -133,9 +135,17 @@ class RapidOcrEngine:
         height, width = gray.shape
         lines, flipped = self._read(gray, *self.detector_side(width, height))
         words = [w for line in lines for w in _words(line, width, height)]
+        if self.tuning.combs and not flipped:
+            words = read_combs(gray, words, self._strip_words)
         # Boxes stay in the page's pixels; the text follows the page as it reads.
         upright = [_turned(w, width, height) for w in words] if flipped else words
         return page_text(page, (width, height), words, started, upright)
+
+    def _strip_words(self, strip: GrayPage) -> list[Word]:
+        """The words of a strip cut from a page (a comb row); none if read turned over."""
+        height, width = strip.shape
+        lines, flipped = self._read(strip, *self.detector_side(width, height))
+        return [] if flipped else [w for line in lines for w in _words(line, width, height)]
 
     def detector_side(self, width: int, height: int) -> tuple[int, int]:
         """The detector's resolution for this page: long side capped, short side raised."""

@@ -38,6 +38,9 @@ _DMY = re.compile(
     rf"(?<![0-9])({_NUM}{{1,2}})\s*([-/.])\s*({_NUM}{{1,2}})\s*\2\s*"
     rf"({_NUM}{{4}}(?=\d{{1,2}}:\d{{2}})|{_NUM}{{4}}(?![0-9])|{_NUM}{{2}}(?![0-9]))"
 )
+#: Day, month and year in comb boxes or spaced out ("12 01 2026"): two, two and four
+#: digits, nothing else between them.
+_DMY_SPACED = re.compile(r"(?<![0-9])([0-9]{2}) {1,3}([0-9]{2}) {1,3}([0-9]{4})(?![0-9])")
 _D_MON_Y = re.compile(
     r"(?<![0-9])(\d{1,2})(?:st|nd|rd|th)?(?:\s+day)?(?:\s+of)?[\s\-./]*([A-Za-z]{3,9})\.?"
     r"[\s\-./,]*['\u2019]?(\d{4}|\d{2})(?![0-9])"
@@ -53,6 +56,7 @@ _MON_D_Y = re.compile(r"([A-Za-z]{3,9})\.?\s*(\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(\
 _STYLES = (
     (_ISO, "ymd"),
     (_DMY, "dmy"),
+    (_DMY_SPACED, "dmy"),
     (_D_ROMAN_Y, "dmy"),
     (_D_MON_Y, "dMy"),
     (_MON_D_Y, "Mdy"),
@@ -92,15 +96,19 @@ def dates_in(text: str) -> list[DateHit]:
 _MONTH_FIRST_NOTE = re.compile(r"\bmm\s*[-/.]\s*dd\b", re.I)
 
 
+def _day_and_month(text: str) -> list[tuple[int, int]]:
+    """The first two numbers of each numeric date in ``text``, as printed."""
+    fixed = text.translate(_DIGIT_FIXES)
+    pairs = [(int(m.group(1)), int(m.group(3))) for m in _DMY.finditer(fixed)]
+    return pairs + [(int(m.group(1)), int(m.group(2))) for m in _DMY_SPACED.finditer(fixed)]
+
+
 def month_first(text: str) -> bool:
     """Whether ``text`` prints dates month first: a format note says so, or a numeric date
     reads only that way ("07/16/1952", whose second number is no month)."""
     if _MONTH_FIRST_NOTE.search(text):
         return True
-    for m in _DMY.finditer(text.translate(_DIGIT_FIXES)):
-        if int(m.group(1)) <= 12 < int(m.group(3)) <= 31:
-            return True
-    return False
+    return any(first <= 12 < second <= 31 for first, second in _day_and_month(text))
 
 
 #: A format note that puts the day first ("(DD/MM/YYYY)", "dd-mm-yy", "DD MM YYYY").
@@ -112,19 +120,12 @@ def day_first(text: str) -> bool:
     reads only that way ("23/11/1970", whose second number is the month)."""
     if _DAY_FIRST_NOTE.search(text):
         return True
-    for m in _DMY.finditer(text.translate(_DIGIT_FIXES)):
-        if int(m.group(3)) <= 12 < int(m.group(1)) <= 31:
-            return True
-    return False
+    return any(second <= 12 < first <= 31 for first, second in _day_and_month(text))
 
 
 def day_month_swappable(text: str) -> bool:
     """Whether a numeric date in ``text`` reads as another date with day and month swapped."""
-    for m in _DMY.finditer(text.translate(_DIGIT_FIXES)):
-        day, month = int(m.group(1)), int(m.group(3))
-        if day != month and day <= 12 and month <= 12:
-            return True
-    return False
+    return any(d != m and d <= 12 and m <= 12 for d, m in _day_and_month(text))
 
 
 def iso_date(text: str) -> str | None:

@@ -8,6 +8,8 @@ from activities.fields.normalise import (
     amounts_in,
     consent_word,
     dates_in,
+    day_first,
+    day_month_swappable,
     decimal_text,
     identifier,
     iso_date,
@@ -36,6 +38,8 @@ from activities.fields.normalise import (
         ("3 March '26", "2026-03-03"),
         ("Tuesday, 3rd March 2026", "2026-03-03"),
         ("Mar. 3, 2026", "2026-03-03"),
+        # Comb boxes read as a word a group: day, month and year spaced out.
+        ("12 01 2026", "2026-01-12"),
     ],
 )
 def test_iso_date_reads_each_printed_style(printed: str, iso: str) -> None:
@@ -43,7 +47,9 @@ def test_iso_date_reads_each_printed_style(printed: str, iso: str) -> None:
     assert iso_date(printed) == iso
 
 
-@pytest.mark.parametrize("printed", ["31/02/2026", "13/13/2026", "no date here", ""])
+@pytest.mark.parametrize(
+    "printed", ["31/02/2026", "13/13/2026", "no date here", "", "01 23 4567", "Tel 12 34 5678"]
+)
 def test_iso_date_refuses_what_is_not_a_date(printed: str) -> None:
     """Impossible or absent dates give None, never a guess."""
     assert iso_date(printed) is None
@@ -93,3 +99,9 @@ def test_identifier_and_text_are_trimmed_as_printed() -> None:
     assert identifier(" #P-00421: ") == "P-00421"
     assert identifier("PT-0421-A") == "PT-0421-A"
     assert plain_text("Persistent   knee pain.") == "Persistent knee pain"
+
+
+def test_spaced_dates_count_as_evidence_of_order_and_may_swap() -> None:
+    """ "21 07 1940" shows a page prints days first; "04 07 2026" could be either."""
+    assert day_first("Birth date 21 07 1940") and not day_first("04 07 2026")
+    assert day_month_swappable("04 07 2026") and not day_month_swappable("21 07 1940")
