@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from starter.bench.referrals_e_page import Sheet
-from starter.bench.referrals_e_values import DRUGS, ROUTES, Consent, Drawn
+from starter.bench.referrals_e_values import POOLS, Consent, Drawn
 
 
 def consent_block(sheet: Sheet, x: int, y: int, width: int, consent: Consent) -> int:
@@ -153,9 +153,9 @@ def merged_table(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     for n, heading in enumerate(("Medicine", "Dose", "Route", "Started by")):
         second.text(80 + n * 370, y, heading, 24, "cond_bold")
     second.draw.line([(80, y + 40), (1574, y + 40)], fill=0, width=2)
-    for drug, dose in rng.sample(DRUGS, 4):
+    for drug, dose in rng.sample(POOLS.drugs, 4):
         y += 60
-        for n, value in enumerate((drug, dose, rng.choice(ROUTES), "GP")):
+        for n, value in enumerate((drug, dose, rng.choice(POOLS.routes), "GP")):
             second.text(80 + n * 370, y, value, 26)
     y = consent_block(second, 80, y + 120, 1450, drawn.consent)
     second.text(80, y + 30, f"{lab['appointment']}: {s['appointment']}", 26)

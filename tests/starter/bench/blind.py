@@ -100,8 +100,9 @@ def _folded(values: Iterable[str]) -> set[str]:
 
 def _wordings(module: ModuleType) -> set[str]:
     """Every label wording a generator draws (its held-back pools too)."""
-    pools = ("LABELS", "LABELS_RESERVED", "LABELS_HELD")
-    return _folded(w for name in pools for pool in getattr(module, name, {}).values() for w in pool)
+    pools = vars(module.POOLS)
+    names = ("labels", "labels_reserved", "labels_held")
+    return _folded(w for name in names for pool in pools.get(name, {}).values() for w in pool)
 
 
 def assert_own_wordings(mine: ModuleType, others: Iterable[ModuleType]) -> None:
@@ -110,6 +111,6 @@ def assert_own_wordings(mine: ModuleType, others: Iterable[ModuleType]) -> None:
     others = list(others)
     shared = _wordings(mine) & set().union(*map(_wordings, others))
     assert not shared, shared
-    for pool in ("CLINICS", "REASONS"):
-        theirs = set().union(*(_folded(getattr(module, pool)) for module in others))
-        assert not _folded(getattr(mine, pool)) & theirs, pool
+    for pool in ("clinics", "reasons"):
+        theirs = set().union(*(_folded(getattr(module.POOLS, pool)) for module in others))
+        assert not _folded(getattr(mine.POOLS, pool)) & theirs, pool
