@@ -5,16 +5,19 @@ how a date is printed) is a convention of the paper it imitates, not logic, so
 each generator's pools are one file, ``data/<generator>.json`` beside this
 module, read once: two generators' wordings are compared by reading two files.
 JSON's lists come back as tuples, so a pool stays as drawn and pools join with
-``+``. A date style is a ``str.format`` template (``DateStyle``).
+``+``. A date style is a ``str.format`` template (``DateStyle``), and so is the
+shape of a drawn identifier (``Shape``).
 """
 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from datetime import date, time
 from functools import cache
 from importlib import resources
+from string import Formatter
 from types import SimpleNamespace
 from typing import Any
 
@@ -76,3 +79,27 @@ def date_styles(templates: dict[str, str]) -> dict[str, DateStyle]:
 def _ordinal(day: int) -> str:
     suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
     return f"{day}{suffix}"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An identifier's shape: a template whose ``{lo-hi}`` is a whole number drawn from lo
+    to hi (printed with a format spec: ``{0-999:04d}``) and whose ``{a|b|c}`` is one of
+    the words, drawn from left to right."""
+
+    template: str
+
+    def __call__(self, rng: random.Random) -> str:
+        drawn = []
+        for literal, field, spec, _ in Formatter().parse(self.template):
+            drawn.append(literal)
+            if field is not None:
+                drawn.append(format(_draw(rng, field), spec or ""))
+        return "".join(drawn)
+
+
+def _draw(rng: random.Random, field: str) -> int | str:
+    if "|" in field:
+        return rng.choice(field.split("|"))
+    low, high = field.split("-")
+    return rng.randint(int(low), int(high))

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from starter.bench.pools import date_styles, pools
+from starter.bench.pools import Shape, date_styles, pools
 
 #: Label wordings per field, consent options (affirming, denying) and sentences, people,
 #: clinics, reasons, streets, towns and date styles (``data/referrals_c.json``).
@@ -32,13 +32,7 @@ def _id_letter(rng: random.Random) -> str:
 
 
 #: Participant identifiers with each site's own prefix, separator and check character.
-ID_SHAPES: tuple[Callable[[random.Random], str], ...] = (
-    _id_letter,
-    lambda r: f"TRX/{r.randint(24, 26)}/{r.randint(0, 9999):05d}",
-    lambda r: f"HRC-{r.randint(24, 26)}-{r.randint(1000, 9999)}{r.choice('KMQX')}",
-    lambda r: f"CV{r.randint(1, 9)}.{r.randint(100, 999)}.{r.randint(10, 99)}",
-    lambda r: f"{r.choice(('LDS', 'BRI', 'NCL'))}{r.randint(1, 40):03d}-{r.randint(1, 999):04d}",
-)
+ID_SHAPES: tuple[Callable[[random.Random], str], ...] = (_id_letter, *map(Shape, POOLS.id_shapes))
 #: Printed date styles; every style prints an ISO date back unambiguously (day first).
 DATES = date_styles(POOLS.dates)
 

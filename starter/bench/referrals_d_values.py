@@ -13,11 +13,10 @@ other field exactly as printed.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from starter.bench.pools import date_styles, pools
+from starter.bench.pools import Shape, date_styles, pools
 from starter.bench.referral_files import DrawnValues, page_identifiers, referral_truth
 
 #: Label wordings per field and for the distractors (identifiers and dates that are not
@@ -28,14 +27,7 @@ from starter.bench.referral_files import DrawnValues, page_identifiers, referral
 POOLS = pools("referrals_d")
 
 #: Participant identifiers: site prefixes, separators, check letters, a hash.
-ID_SHAPES: tuple[Callable[[random.Random], str], ...] = (
-    lambda r: f"PRT-{r.randint(2024, 2026)}-{r.randint(0, 99999):05d}",
-    lambda r: f"S/{r.randint(1, 999):04d}/{r.choice(('KM', 'TW', 'QR'))}",
-    lambda r: f"NZ-RX-{r.randint(1000, 9999)}-{r.choice('ABCDEF')}",
-    lambda r: f"UKB#{r.randint(100000, 999999)}",
-    lambda r: f"{r.randint(10, 48)}-{r.randint(0, 9999):04d}-{r.randint(1, 9):03d}",
-    lambda r: f"A4C.{r.randint(100, 999)}.{r.choice('XYZ')}{r.randint(10, 99)}",
-)
+ID_SHAPES = tuple(map(Shape, POOLS.id_shapes))
 
 
 #: Day-first and written-out styles (any family); the month-first ones only where the

@@ -13,11 +13,10 @@ ISO, consent as a boolean or ``None`` where the page carries no evidence
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, time, timedelta
 
-from starter.bench.pools import date_styles, pools
+from starter.bench.pools import Shape, date_styles, pools
 from starter.bench.referral_files import DrawnValues, page_identifiers, referral_truth
 
 #: Label wordings per field and for the distractors (identifiers and dates that are not
@@ -27,14 +26,7 @@ from starter.bench.referral_files import DrawnValues, page_identifiers, referral
 #: routes and date styles, some with times of day (``data/referrals_e.json``).
 POOLS = pools("referrals_e")
 #: Participant identifiers: registry prefixes, slashes, dots, underscores, a check letter.
-ID_SHAPES: tuple[Callable[[random.Random], str], ...] = (
-    lambda r: f"CRN/{r.randint(23, 26)}/{r.randint(0, 999999):06d}",
-    lambda r: f"ELM{r.randint(1000, 9999)}{r.choice('KPRW')}",
-    lambda r: f"R{r.randint(1, 9)}-{r.randint(100, 999)}-{r.randint(0, 999):03d}",
-    lambda r: f"{r.randint(0, 99999):05d}/E/{r.randint(23, 26)}",
-    lambda r: f"LUMA_{r.randint(1000, 9999)}",
-    lambda r: f"ct.{r.randint(1000, 9999)}.p{r.randint(1, 9)}",
-)
+ID_SHAPES = tuple(map(Shape, POOLS.id_shapes))
 #: Written date styles, some with times of day: (date, time) -> text.
 DATES = date_styles(POOLS.dates)
 
