@@ -2,7 +2,8 @@
 
 Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``
 to ``referrals_f``), which share only mechanics: layouts, wordings, fonts and
-values are each their own. The third to sixth also write the patient
+values are each their own. The first two draw their truth alike (``drawn_truth``,
+from their own pools). The third to sixth also write the patient
 identifiers they print apart from the truth (``write_identified``), for the
 redaction bench alone (``identifiers_for``); the fourth to sixth keep only
 those their pages print (``printed_identifiers``).
@@ -11,10 +12,12 @@ those their pages print (``printed_identifiers``).
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Generic, Protocol, TypeVar
 
 from PIL import Image
@@ -56,6 +59,21 @@ def referral_truth(
     truth: dict[str, str | bool | None] = {name: shown[name] for name in AS_PRINTED}
     truth |= {"referral_date": referred.isoformat(), "consent": consent}
     return truth
+
+
+def drawn_truth(
+    rng: random.Random, pools: SimpleNamespace, referred: date, pid: str, given: float
+) -> dict[str, str | bool]:
+    """The six referral fields as the first two generators draw them: consent given with
+    chance ``given``, then a clinic, a clinician and a reason from their ``pools``."""
+    return {
+        "referral_date": referred.isoformat(),
+        "participant_id": pid,
+        "consent": rng.random() < given,
+        "referring_clinic": rng.choice(pools.clinics),
+        "clinician": rng.choice(pools.clinicians),
+        "reason": rng.choice(pools.reasons),
+    }
 
 
 def page_identifiers(shown: Mapping[str, str]) -> dict[str, str]:

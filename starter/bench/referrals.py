@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from starter.bench.degrade import degrade
 from starter.bench.pools import date_styles, pools
-from starter.bench.referral_files import write_referral
+from starter.bench.referral_files import drawn_truth, write_referral
 
 WIDTH, HEIGHT = 1700, 2200  # US letter at 200 dpi
 PAPER, INK = 250, 20
@@ -85,14 +85,7 @@ def _values(rng: random.Random) -> tuple[dict[str, str | bool], dict[str, str]]:
     style = rng.choice(tuple(DATE_STYLES))
     show = DATE_STYLES[style]
     pid = rng.choice(("P-{:05d}", "P{:06d}", "PT-{:04d}-A", "{:08d}")).format(rng.randrange(10**4))
-    truth: dict[str, str | bool] = {
-        "referral_date": referred.isoformat(),
-        "participant_id": pid,
-        "consent": rng.random() < 0.7,
-        "referring_clinic": rng.choice(POOLS.clinics),
-        "clinician": rng.choice(POOLS.clinicians),
-        "reason": rng.choice(POOLS.reasons),
-    }
+    truth = drawn_truth(rng, POOLS, referred, pid, given=0.7)
     shown = {name: str(value) for name, value in truth.items() if name != "consent"}
     shown["referral_date"] = show(referred)
     shown["dob"] = show(date(1940, 1, 1) + timedelta(days=rng.randrange(25000)))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from starter.bench.pools import date_styles, pools
+from starter.bench.referral_files import drawn_truth
 
 #: Label wordings per field, clinics, clinicians, patients, reasons, participant ID
 #: formats, date styles, and the consent wordings ``referrals_b_pages`` prints.
@@ -55,14 +56,7 @@ def draw_values(rng: random.Random, held_out: bool, fresh: bool = False) -> Draw
     formats += POOLS.id_formats_held if fresh else ()
     pid = rng.choice(formats).format(rng.randrange(1, 10**3), rng.randrange(100))
     referred = date(2025, 2, 1) + timedelta(days=rng.randrange(640))
-    truth: dict[str, str | bool] = {
-        "referral_date": referred.isoformat(),
-        "participant_id": pid,
-        "consent": rng.random() < 0.5,
-        "referring_clinic": rng.choice(POOLS.clinics),
-        "clinician": rng.choice(POOLS.clinicians),
-        "reason": rng.choice(POOLS.reasons),
-    }
+    truth = drawn_truth(rng, POOLS, referred, pid, given=0.5)
     marks = ("cross", "tick", "filled", "slash") if held_out else ("cross", "tick")
     drawn = Drawn(rng, held_out, labels, {}, truth, rng.choice(marks), fresh=fresh)
     drawn.shown.update(
