@@ -49,6 +49,14 @@ def write_referral(
 AS_PRINTED = ("participant_id", "referring_clinic", "clinician", "reason")
 #: How a generator's page shows consent (each generator has its own).
 ConsentT = TypeVar("ConsentT")
+#: How a generator draws one family's pages.
+FamilyT = TypeVar("FamilyT", bound=Callable[..., Any])
+
+
+def by_name(*families: FamilyT) -> dict[str, FamilyT]:
+    """Each family's drawing under its function's name, the layout a referral records, in
+    the order given (a generator takes them in turn)."""
+    return {family.__name__: family for family in families}
 
 
 def referral_truth(
