@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -93,8 +93,24 @@ def page_identifiers(shown: Mapping[str, str]) -> dict[str, str]:
     return identifiers | {k: v for k, v in shown.items() if k.startswith("other_person_")}
 
 
+class Printed:
+    """What a drawn referral prints beside its labels, as a page's (label, value) rows."""
+
+    labels: dict[str, str]
+    shown: dict[str, str]
+
+    def labelled(self, names: Iterable[str]) -> list[tuple[str, str]]:
+        """(label as drawn, value as printed) of each of ``names``, in turn."""
+        return [(self.labels[n], self.shown[n]) for n in names]
+
+    def rows(self, spec: Iterable[Sequence[str]]) -> list[tuple[str, str]]:
+        """A form's rows from its ``(label, field)`` spec (its generator's pools), in turn:
+        the label as written there, ``{name}`` in it the label drawn for ``name``."""
+        return [(label.format_map(self.labels), self.shown[name]) for label, name in spec]
+
+
 @dataclass
-class DrawnValues(Generic[ConsentT]):
+class DrawnValues(Printed, Generic[ConsentT]):
     """One referral's values: truth, what is printed, labels, redaction identifiers, and
     how its consent shows."""
 

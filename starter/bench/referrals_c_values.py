@@ -12,11 +12,12 @@ printed beside its label.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from starter.bench.pools import Shape, date_styles, pools
+from starter.bench.referral_files import Printed
 
 #: Label wordings per field, consent options (affirming, denying) and sentences, people,
 #: clinics, reasons, streets, towns and date styles (``data/referrals_c.json``).
@@ -38,7 +39,7 @@ DATES = date_styles(POOLS.dates)
 
 
 @dataclass
-class Drawn:
+class Drawn(Printed):
     """One referral's values: the truth, what is printed, labels, and the redaction-only
     identifiers of the patient (as printed)."""
 
@@ -49,10 +50,6 @@ class Drawn:
     consent: bool
     options: tuple[str, str]
     meta: dict[str, str] = field(default_factory=dict)
-
-    def labelled(self, names: Iterable[str]) -> list[tuple[str, str]]:
-        """(label as drawn, value as printed) of each of ``names``, in turn."""
-        return [(self.labels[n], self.shown[n]) for n in names]
 
 
 def _person(rng: random.Random, titled: bool) -> str:

@@ -94,18 +94,7 @@ def gutter_notes(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     sheet.text(980, 105, s["clinic_address"], 22)
     sheet.text(980, 140, f"T: {s['clinic_phone']}", 22)
     sheet.draw.line([(430, 230), (430, 2100)], fill=0, width=2)
-    rows = [
-        (lab["referral_date"], s["referral_date"]),
-        ("Patient", s["patient_name"]),
-        (lab["dob"], s["date_of_birth"]),
-        (lab["other_id"], s["other_id"]),
-        (lab["mrn"], s["mrn"]),
-        (lab["participant_id"], s["participant_id"]),
-        (lab["clinician"], s["clinician"]),
-        (lab["referring_clinic"], s["referring_clinic"]),
-        ("Home address", s["address"]),
-        ("Telephone", s["phone"]),
-    ]
+    rows = drawn.rows(POOLS.gutter_notes_rows)
     rng.shuffle(rows)
     y = 260
     for label, value in rows:
