@@ -64,37 +64,43 @@ class Recogniser:
     parts: Callable[[str], tuple[str, ...]] = lambda value: (value,)
 
 
+# Each recogniser's label wording and value shape; ``_ANY_*`` are the shapes
+# distinctive enough to count without a label.
+_PARTICIPANT_LABEL = r"participant\s*(?:id|identifier|no\b\.?|number|#)|study\s*id"
+_PARTICIPANT = r"[A-Za-z]{0,4}[-#]?[A-Za-z0-9-]*\d{3,}[A-Za-z0-9-]*"
+_ANY_PARTICIPANT = re.compile(r"(?<![A-Za-z0-9])PT?-\d{4,6}(?:-[A-Z])?(?![A-Za-z0-9])")
+_MRN_LABEL = (
+    r"\bmrn|medical\s*record\s*(?:no\b\.?|number|#)|hospital\s*(?:no\b\.?|number|#)"
+    r"|\b(?:nhs|ur|urn)\s*(?:no\b\.?|number|#)"
+)
+_MRN = r"(?:[A-Za-z]{0,4}[-#:]?)?\d{4,10}(?:-\d{1,4})?"
+_ANY_MRN = re.compile(r"(?<![A-Za-z0-9])(?:MRN|MR|HN|URN)\s?[-:#]?\s?\d{4,10}(?![0-9])", re.I)
+_BIRTH_LABEL = r"date\s*of\s*birth|\bdob\b|d\.o\.b|birth\s*date|\bborn\b"
+_PHONE_LABEL = r"\b(?:phone|ph|tel|telephone|mobile|cell|fax|contact\s*(?:no|number))\b(?!\s*date)"
+_PHONE = r"\+?[\d() .-]{7,}"
+_ADDRESS_LABEL = r"\baddress\b|\baddr\b|lives\s*at|resid(?:es|ing)\s*at"
+
+
+def _recogniser(
+    name: Detector,
+    label: str,
+    value: str,
+    joiner: str,
+    max_tokens: int,
+    gap: float,
+    anywhere: re.Pattern[str] | None = None,
+) -> Recogniser:
+    """A label matches in any case (``DOB``, ``Dob``); a value's shape as written."""
+    return Recogniser(
+        name, re.compile(label, re.I), re.compile(value), joiner, max_tokens, gap, anywhere
+    )
+
+
+#: One row a recogniser: name, label, value, joiner, max_tokens, gap, anywhere.
 RECOGNISERS: tuple[Recogniser, ...] = (
-    Recogniser(
-        "participant_id",
-        re.compile(r"participant\s*(?:id|identifier|no\b\.?|number|#)|study\s*id", re.I),
-        re.compile(r"[A-Za-z]{0,4}[-#]?[A-Za-z0-9-]*\d{3,}[A-Za-z0-9-]*"),
-        "",
-        3,
-        0.5,
-        re.compile(r"(?<![A-Za-z0-9])PT?-\d{4,6}(?:-[A-Z])?(?![A-Za-z0-9])"),
-    ),
-    Recogniser(
-        "mrn",
-        re.compile(
-            r"\bmrn|medical\s*record\s*(?:no\b\.?|number|#)|hospital\s*(?:no\b\.?|number|#)"
-            r"|\b(?:nhs|ur|urn)\s*(?:no\b\.?|number|#)",
-            re.I,
-        ),
-        re.compile(r"(?:[A-Za-z]{0,4}[-#:]?)?\d{4,10}(?:-\d{1,4})?"),
-        "",
-        3,
-        0.5,
-        re.compile(r"(?<![A-Za-z0-9])(?:MRN|MR|HN|URN)\s?[-:#]?\s?\d{4,10}(?![0-9])", re.I),
-    ),
-    Recogniser(
-        "date_of_birth",
-        re.compile(r"date\s*of\s*birth|\bdob\b|d\.o\.b|birth\s*date|\bborn\b", re.I),
-        re.compile(_DATE),
-        " ",
-        4,
-        1.5,
-    ),
+    _recogniser("participant_id", _PARTICIPANT_LABEL, _PARTICIPANT, "", 3, 0.5, _ANY_PARTICIPANT),
+    _recogniser("mrn", _MRN_LABEL, _MRN, "", 3, 0.5, _ANY_MRN),
+    _recogniser("date_of_birth", _BIRTH_LABEL, _DATE, " ", 4, 1.5),
     Recogniser(
         "patient_name",
         names.LABEL,
@@ -105,25 +111,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         accept=names.looks_like_name,
         parts=names.name_parts,
     ),
-    Recogniser(
-        "phone",
-        re.compile(
-            r"\b(?:phone|ph|tel|telephone|mobile|cell|fax|contact\s*(?:no|number))\b(?!\s*date)",
-            re.I,
-        ),
-        re.compile(r"\+?[\d() .-]{7,}"),
-        " ",
-        4,
-        0.8,
-    ),
-    Recogniser(
-        "address",
-        re.compile(r"\baddress\b|\baddr\b|lives\s*at|resid(?:es|ing)\s*at", re.I),
-        re.compile(r".*\w.*"),
-        " ",
-        12,
-        1.5,
-    ),
+    _recogniser("phone", _PHONE_LABEL, _PHONE, " ", 4, 0.8),
+    _recogniser("address", _ADDRESS_LABEL, r".*\w.*", " ", 12, 1.5),
 )
 
 

@@ -46,19 +46,17 @@ class Credential:
 
 
 @dataclass(frozen=True)
-class Acting:
-    """The identity a command acts as, checked against the registry, with its key."""
+class Acting(Credential):
+    """A credential the registry vouches for: the identity a command acts as.
+
+    Being a credential, it can be checked again (``check_acting``) for another kind.
+    """
 
     identity: Identity
-    credential: Credential
-
-    @property
-    def name(self) -> str:
-        return self.identity.name
 
     def decide(self, kind: DecisionKind, subject: dict[str, Any]) -> SignedDecision:
         """``subject`` (hashes, ids, codes) signed by this identity's own key."""
-        return sign(self.credential.private, self.name, kind, subject)
+        return sign(self.private, self.name, kind, subject)
 
 
 def issue(folder: Path, name: str) -> tuple[Path, Ed25519PrivateKey]:
@@ -128,4 +126,4 @@ def check_acting(store: ObjectStore, credential: Credential, kind: DecisionKind)
     why = identity.refusal(role_for(kind), datetime.now(UTC))
     if why is not None:
         raise IdentityRefused(*why)
-    return Acting(identity, credential)
+    return Acting(name=credential.name, private=credential.private, identity=identity)

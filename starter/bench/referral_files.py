@@ -2,7 +2,8 @@
 
 Shared by the referral generators (``starter.bench.referrals``, ``referrals_b``
 to ``referrals_f``), which share only mechanics: layouts, wordings, fonts and
-values are each their own. The third to sixth also write the patient
+values are each their own. The first two draw their truth alike (``drawn_truth``,
+from their own pools). The third to sixth also write the patient
 identifiers they print apart from the truth (``write_identified``), for the
 redaction bench alone (``identifiers_for``); the fourth to sixth keep only
 those their pages print (``printed_identifiers``).
@@ -11,10 +12,12 @@ those their pages print (``printed_identifiers``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Generic, Protocol, TypeVar
 
 from PIL import Image
@@ -46,6 +49,14 @@ def write_referral(
 AS_PRINTED = ("participant_id", "referring_clinic", "clinician", "reason")
 #: How a generator's page shows consent (each generator has its own).
 ConsentT = TypeVar("ConsentT")
+#: How a generator draws one family's pages.
+FamilyT = TypeVar("FamilyT", bound=Callable[..., Any])
+
+
+def by_name(*families: FamilyT) -> dict[str, FamilyT]:
+    """Each family's drawing under its function's name, the layout a referral records, in
+    the order given (a generator takes them in turn)."""
+    return {family.__name__: family for family in families}
 
 
 def referral_truth(
@@ -58,6 +69,21 @@ def referral_truth(
     return truth
 
 
+def drawn_truth(
+    rng: random.Random, pools: SimpleNamespace, referred: date, pid: str, given: float
+) -> dict[str, str | bool]:
+    """The six referral fields as the first two generators draw them: consent given with
+    chance ``given``, then a clinic, a clinician and a reason from their ``pools``."""
+    return {
+        "referral_date": referred.isoformat(),
+        "participant_id": pid,
+        "consent": rng.random() < given,
+        "referring_clinic": rng.choice(pools.clinics),
+        "clinician": rng.choice(pools.clinicians),
+        "reason": rng.choice(pools.reasons),
+    }
+
+
 def page_identifiers(shown: Mapping[str, str]) -> dict[str, str]:
     """What the redaction bench looks for on a page drawn with other people and numbers
     beside the patient's (the fourth to sixth generators): the patient's identifiers, the
@@ -67,8 +93,24 @@ def page_identifiers(shown: Mapping[str, str]) -> dict[str, str]:
     return identifiers | {k: v for k, v in shown.items() if k.startswith("other_person_")}
 
 
+class Printed:
+    """What a drawn referral prints beside its labels, as a page's (label, value) rows."""
+
+    labels: dict[str, str]
+    shown: dict[str, str]
+
+    def labelled(self, names: Iterable[str]) -> list[tuple[str, str]]:
+        """(label as drawn, value as printed) of each of ``names``, in turn."""
+        return [(self.labels[n], self.shown[n]) for n in names]
+
+    def rows(self, spec: Iterable[Sequence[str]]) -> list[tuple[str, str]]:
+        """A form's rows from its ``(label, field)`` spec (its generator's pools), in turn:
+        the label as written there, ``{name}`` in it the label drawn for ``name``."""
+        return [(label.format_map(self.labels), self.shown[name]) for label, name in spec]
+
+
 @dataclass
-class DrawnValues(Generic[ConsentT]):
+class DrawnValues(Printed, Generic[ConsentT]):
     """One referral's values: truth, what is printed, labels, redaction identifiers, and
     how its consent shows."""
 

@@ -17,7 +17,6 @@ Ground truth goes beside each file as ``<stem>.fields.json``:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -26,7 +25,8 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from starter.bench.degrade import degrade
-from starter.bench.referral_files import write_referral
+from starter.bench.pools import date_styles, pools
+from starter.bench.referral_files import drawn_truth, write_referral
 
 WIDTH, HEIGHT = 1700, 2200  # US letter at 200 dpi
 PAPER, INK = 250, 20
@@ -37,69 +37,11 @@ DEGRADATIONS: tuple[str | None, ...] = (
     *("blur", "low_res"),  # drawn here: a shaken scanner, a 100 dpi fax mode
 )
 
-LABELS: dict[str, tuple[str, ...]] = {
-    "referral_date": ("Referral Date", "Date of Referral", "Date referred", "Referred on"),
-    "participant_id": (
-        "Participant ID",
-        "Participant No.",
-        "Participant #",
-        "Participant Identifier",
-    ),
-    "consent": ("Consent to share obtained", "Consent given", "Participant consent"),
-    "referring_clinic": ("Referring clinic", "Referring practice", "From clinic"),
-    "clinician": ("Referring clinician", "Referring physician", "Referred by"),
-    "reason": ("Reason for referral", "Reason", "Presenting concern"),
-    # Distractors: never wanted, always near a wanted field.
-    "dob": ("Date of Birth", "DOB", "Birth date"),
-    "mrn": ("MRN", "Medical Record No.", "Hospital No."),
-    "fax_date": ("Fax date", "Date sent", "Printed on"),
-}
-CLINICS = (
-    "Northwind Community Clinic",
-    "Harbour View Practice",
-    "Elm Street Health Centre",
-    "Riverside Family Medicine",
-    "Oakridge Medical Group",
-    "Lakeside Clinic",
-)
-CLINICIANS = (
-    "Dr. Amira Haddad",
-    "Dr. Jonas Berg",
-    "Dr. Priya Raman",
-    "Dr. Tomas Novak",
-    "Dr. Grace Okafor",
-    "Dr. Lena Fischer",
-)
-REASONS = (
-    "Intermittent palpitations",
-    "Persistent knee pain",
-    "Follow-up of abnormal bloods",
-    "Shortness of breath on exertion",
-    "Recurrent headaches",
-    "Suspected sleep apnoea",
-)
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-DATE_STYLES: dict[str, Callable[[date], str]] = {
-    "iso": lambda d: d.isoformat(),
-    "dmy_slash": lambda d: f"{d.day:02d}/{d.month:02d}/{d.year}",
-    "dmy_dots": lambda d: f"{d.day:02d}.{d.month:02d}.{d.year}",
-    "long": lambda d: f"{d.day} {MONTHS[d.month - 1]} {d.year}",
-    "us_long": lambda d: f"{MONTHS[d.month - 1]} {d.day}, {d.year}",
-    "short_mon": lambda d: f"{d.day:02d}-{MONTHS[d.month - 1][:3]}-{d.year}",
-}
+#: Label wordings per field (``dob``, ``mrn`` and ``fax_date``: distractors, never wanted,
+#: always near a wanted field), clinics, clinicians, reasons (``data/referrals.json``).
+POOLS = pools("referrals")
+#: Printed date styles, in the order drawn.
+DATE_STYLES = date_styles(POOLS.date_styles)
 
 
 @dataclass
@@ -117,7 +59,7 @@ def generate(index: int, seed: int) -> Referral:
     rng = random.Random(f"{seed}:{index}")
     truth, shown = _values(rng)
     layout = LAYOUTS[index % len(LAYOUTS)]
-    labels = {name: rng.choice(options) for name, options in LABELS.items()}
+    labels = {name: rng.choice(options) for name, options in POOLS.labels.items()}
     mark = rng.choice(("cross", "tick"))
     pages = _DRAW[layout](shown, labels, mark, rng)
     kind = DEGRADATIONS[rng.randrange(len(DEGRADATIONS))]
@@ -143,14 +85,7 @@ def _values(rng: random.Random) -> tuple[dict[str, str | bool], dict[str, str]]:
     style = rng.choice(tuple(DATE_STYLES))
     show = DATE_STYLES[style]
     pid = rng.choice(("P-{:05d}", "P{:06d}", "PT-{:04d}-A", "{:08d}")).format(rng.randrange(10**4))
-    truth: dict[str, str | bool] = {
-        "referral_date": referred.isoformat(),
-        "participant_id": pid,
-        "consent": rng.random() < 0.7,
-        "referring_clinic": rng.choice(CLINICS),
-        "clinician": rng.choice(CLINICIANS),
-        "reason": rng.choice(REASONS),
-    }
+    truth = drawn_truth(rng, POOLS, referred, pid, given=0.7)
     shown = {name: str(value) for name, value in truth.items() if name != "consent"}
     shown["referral_date"] = show(referred)
     shown["dob"] = show(date(1940, 1, 1) + timedelta(days=rng.randrange(25000)))

@@ -3,10 +3,10 @@
 A ``Sheet`` is an A4 page at 200 dpi in one of the DejaVu faces (Pillow's
 own face stands in where DejaVu is not installed); consent is put as a
 statement beside a ticked box, a pair of options, a sentence or a word, in
-the wordings below (``*_RESERVED``: the first held-out split's, now tuned on;
-``*_HELD``: today's held-out split only). ``finish`` scans
-the pages with the degradations a referral may get. The families themselves
-are in ``starter.bench.referrals_b_forms``.
+the generator's wordings (``data/referrals_b.json``; ``*_reserved``: the first
+held-out split's, now tuned on; ``*_held``: today's held-out split only).
+``finish`` scans the pages with the degradations a referral may get. The families
+themselves are in ``starter.bench.referrals_b_forms``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from starter.bench.degrade import degrade
-from starter.bench.referrals_b_values import Drawn
+from starter.bench.referrals_b_values import POOLS, Drawn
 
 WIDTH, HEIGHT = 1654, 2339  # A4 at 200 dpi
 PAPER, INK = 246, 30
@@ -32,48 +32,6 @@ FACES = {
     "mono": "DejaVuSansMono.ttf",
 }
 DEGRADATIONS: tuple[str | None, ...] = (None, None, "skew", "fax", "jpeg", "handwriting", "noise")
-
-AFFIRM_STATEMENTS = (
-    "The patient consents to information being shared with the study team",
-    "Consent to share given",
-    "I consent to my records being shared",
-)
-DENY_STATEMENTS = (
-    "The patient does not consent to information being shared",
-    "Consent to share declined",
-    "I do not consent to my records being shared",
-)
-STATEMENTS_RESERVED = (("Agrees to data sharing", "Does not agree to data sharing"),)
-AFFIRM_SENTENCES = (
-    "She has given written consent for this referral to be shared with the study team.",
-    "He is happy for us to share this letter with your team.",
-    "Consent to share this information has been obtained.",
-)
-DENY_SENTENCES = (
-    "Consent to share these notes has NOT been given.",
-    "The patient has declined consent to share their records.",
-    "The patient does not wish their details to be shared.",
-)
-AFFIRM_SENTENCES_RESERVED = (
-    "The participant agreed to the sharing of these notes.",
-    "Verbal consent to share was obtained today.",
-)
-DENY_SENTENCES_RESERVED = (
-    "Consent was withdrawn at the last visit.",
-    "The patient refused permission to share.",
-)
-OPTIONS = (("Yes", "No"), ("Given", "Declined"))
-OPTIONS_RESERVED = (("Y", "N"), ("Granted", "Refused"))
-#: Today's held-out split only.
-AFFIRM_SENTENCES_HELD = (
-    "They have agreed that we can share this referral with you.",
-    "Permission to share these details has been given.",
-)
-DENY_SENTENCES_HELD = (
-    "They asked us not to share their records.",
-    "Sharing of these notes has been refused.",
-)
-OPTIONS_HELD = (("Agree", "Disagree"), ("Yes", "No"))
 
 
 def font(face: str, size: int) -> ImageFont.FreeTypeFont:
@@ -128,8 +86,8 @@ def consent_statements(
     sheet: Sheet, x: float, y: float, drawn: Drawn, size: int = 28, gap: int = 56
 ) -> float:
     """Two ticked-box statements, one affirming and one refusing; returns the next y."""
-    pairs = list(zip(AFFIRM_STATEMENTS, DENY_STATEMENTS, strict=True))
-    pairs += list(STATEMENTS_RESERVED) if drawn.held_out else []
+    pairs = list(zip(POOLS.affirm_statements, POOLS.deny_statements, strict=True))
+    pairs += list(POOLS.statements_reserved) if drawn.held_out else []
     affirm, deny = drawn.rng.choice(pairs)
     given = bool(drawn.truth["consent"])
     order = [(affirm, given), (deny, not given)]
@@ -144,8 +102,8 @@ def consent_statements(
 
 def consent_options(sheet: Sheet, x: float, y: float, drawn: Drawn, size: int = 28) -> None:
     """The consent label, then a box before each of two options (yes/no and the like)."""
-    options = OPTIONS + (OPTIONS_RESERVED if drawn.held_out else ())
-    options += OPTIONS_HELD if drawn.fresh else ()
+    options = POOLS.options + (POOLS.options_reserved if drawn.held_out else ())
+    options += POOLS.options_held if drawn.fresh else ()
     yes, no = drawn.rng.choice(options)
     at = sheet.text(x, y, f"{drawn.labels['consent']}:", size) + 36
     for word, marked in ((yes, bool(drawn.truth["consent"])), (no, not drawn.truth["consent"])):
@@ -155,16 +113,17 @@ def consent_options(sheet: Sheet, x: float, y: float, drawn: Drawn, size: int = 
 
 def consent_sentence(drawn: Drawn) -> str:
     given = bool(drawn.truth["consent"])
-    pool: tuple[str, ...] = AFFIRM_SENTENCES if given else DENY_SENTENCES
+    pool: tuple[str, ...] = POOLS.affirm_sentences if given else POOLS.deny_sentences
     if drawn.held_out:
-        pool += AFFIRM_SENTENCES_RESERVED if given else DENY_SENTENCES_RESERVED
+        pool += POOLS.affirm_sentences_reserved if given else POOLS.deny_sentences_reserved
     if drawn.fresh:
-        pool += AFFIRM_SENTENCES_HELD if given else DENY_SENTENCES_HELD
+        pool += POOLS.affirm_sentences_held if given else POOLS.deny_sentences_held
     return drawn.rng.choice(pool)
 
 
 def consent_word(drawn: Drawn) -> str:
-    options = OPTIONS + (OPTIONS_RESERVED if drawn.held_out else ())
+    options: tuple[tuple[str, str], ...] = POOLS.options
+    options += POOLS.options_reserved if drawn.held_out else ()
     return drawn.rng.choice(options)[0 if drawn.truth["consent"] else 1]
 
 

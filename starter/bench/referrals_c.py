@@ -34,7 +34,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from starter.bench.referral_files import identifiers_for, write_identified
+from starter.bench.referral_files import by_name, identifiers_for, write_identified
 from starter.bench.referrals_c_forms import handwritten, lab_grid, questionnaire
 from starter.bench.referrals_c_letters import fax, letterhead, summary
 from starter.bench.referrals_c_sheet import DEGRADATIONS, degrade
@@ -43,14 +43,9 @@ from starter.bench.referrals_c_values import Drawn, draw_values
 __all__ = ["FAMILIES", "SPLIT", "ReferralC", "generate", "identifiers_for", "write_set"]
 
 SPLIT = "held_out_c"
-FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Image.Image]]] = {
-    "letterhead": letterhead,
-    "lab_grid": lab_grid,
-    "handwritten": handwritten,
-    "fax": fax,
-    "questionnaire": questionnaire,
-    "summary": summary,
-}
+FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Image.Image]]] = by_name(
+    letterhead, lab_grid, handwritten, fax, questionnaire, summary
+)
 _CONSENT_AS = {
     "letterhead": "sentence",
     "lab_grid": "boxes",

@@ -16,7 +16,7 @@ import random
 from PIL import Image
 
 from starter.bench.referrals_c_sheet import Sheet
-from starter.bench.referrals_c_values import Drawn
+from starter.bench.referrals_c_values import POOLS, Drawn
 
 
 def lab_grid(d: Drawn, rng: random.Random) -> list[Image.Image]:
@@ -70,14 +70,7 @@ def handwritten(d: Drawn, rng: random.Random) -> list[Image.Image]:
     s = Sheet(rng)
     s.text(120, 100, "Community referral form", 44, "serif_bold")
     s.text(120, 165, "Please complete in block capitals or clear handwriting", 22, "oblique")
-    rows = [
-        ("Patient", d.shown["patient_name"]),
-        ("Born", d.shown["date_of_birth"]),
-        ("Address", d.shown["address"]),
-        ("Telephone", d.shown["phone"]),
-        ("Usual GP", d.shown["gp"]),
-        *d.labelled(LABEL_ORDER),
-    ]
+    rows = d.rows(POOLS.handwritten_rows) + d.labelled(LABEL_ORDER)
     y = 280
     for label, value in rows:
         at = s.text(120, y, f"{label}:", 28, "sans")
@@ -111,13 +104,7 @@ _QUESTIONS = (
 def questionnaire(d: Drawn, rng: random.Random) -> list[Image.Image]:
     s = Sheet(rng)
     s.text(100, 90, "Research clinic intake questionnaire", 42, "serif_bold")
-    head = [
-        ("Name", d.shown["patient_name"]),
-        ("DOB", d.shown["date_of_birth"]),
-        ("Phone", d.shown["phone"]),
-        ("Address", d.shown["address"]),
-        *d.labelled(LABEL_ORDER),
-    ]
+    head = d.rows(POOLS.questionnaire_rows) + d.labelled(LABEL_ORDER)
     y = 200
     for label, value in head:
         at = s.text(100, y, f"{label}", 26, "sans_bold")

@@ -1,6 +1,6 @@
 """What the third referral generator prints: wordings, people, sites, identifiers and dates.
 
-Every pool here was written without reading the field readers, the redaction
+Every pool (``data/referrals_c.json``) was written without reading the field readers, the redaction
 detectors or the document types' label variants, and chosen to differ from
 the first two generators' pools (``tests/starter/bench/test_referrals_c.py``
 checks that no label wording, clinic or reason is shared). Values are printed
@@ -12,70 +12,18 @@ printed beside its label.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-LABELS: dict[str, tuple[str, ...]] = {
-    "participant_id": (
-        "Enrolment number", "Enrolment no.", "Research ID", "Study ref. no.",
-        "Volunteer number", "Cohort ID", "Screening no.",
-    ),
-    "referral_date": (
-        "Referral received", "Date of receipt", "Request date", "Received on",
-        "Date request made", "Referral dated",
-    ),
-    "referring_clinic": (
-        "Requesting site", "Requesting location", "Sending department", "Originating practice",
-        "Site of origin",
-    ),
-    "clinician": (
-        "Under the care of", "Requesting consultant", "Ordering clinician", "Responsible clinician",
-        "Clinician in charge",
-    ),
-    "reason": (
-        "Clinical question", "Indication", "Purpose of referral", "Summary of problem",
-        "Question to be answered",
-    ),
-    "consent": (
-        "Consent to disclose", "Agrees to information sharing", "Permission to share records",
-        "Data sharing agreed", "Disclosure to research team",
-    ),
-}  # fmt: skip
-#: Option pairs a consent question is answered with: (affirming, denying).
-OPTIONS = (("Yes", "No"), ("Given", "Declined"), ("Agrees", "Does not agree"),
-           ("Permitted", "Not permitted"), ("Y", "N"))  # fmt: skip
-SENTENCES = {
-    True: (
-        "The patient has consented to disclosure of these records to the study team.",
-        "Written permission to share this information is held on file.",
-        "She is happy for her records to be passed to the research nurses.",
-    ),
-    False: (
-        "The patient declined to have these records shared with the study team.",
-        "He does not wish any of this information to be disclosed to researchers.",
-        "Permission to pass these notes on was refused at the last visit.",
-    ),
-}
-FIRST = ("Maarten", "Siobhan", "Anna-Lena", "Tomasz", "Ngozi", "Eilidh", "Rafael", "Yuki",
-         "Bartholomew", "Leilani", "Declan", "Priyanka")  # fmt: skip
-LAST = ("van der Berg", "O'Connell", "Kruger-Hale", "Wisniewski", "Okonkwo", "MacAulay",
-        "de la Fuente", "Takahashi", "D'Souza", "ter Horst", "Fairweather", "Ó Briain")  # fmt: skip
-TITLES = ("Dr", "Dr.", "Mr", "Ms", "Prof", "Sister")
-CLINICS = (
-    "Kingsbury Road Surgery", "Riverside Haematology Laboratory", "Calder Vale Research Site 04",
-    "Mount Pleasant Memory Service", "Aldgate Paediatric Outpatients",
-    "Thornfield Respiratory Clinic", "Oakhurst Diabetes Centre", "Saint Columba Renal Unit",
-)  # fmt: skip
-REASONS = (
-    "Unexplained weight loss over six months", "Raised ferritin, query haemochromatosis",
-    "Recurrent syncope on exertion", "Possible early-onset memory decline",
-    "Persistent microscopic haematuria", "Nocturnal cough not settling on inhalers",
-    "Eligibility review for the hypertension trial", "Rising HbA1c despite metformin",
-)  # fmt: skip
-STREETS = ("Lark Rise", "Quayside Mews", "Orchard Close", "Tannery Lane", "Beacon Walk")
-TOWNS = (("Hebden Bridge", "HX7 8QT"), ("Keswick", "CA12 5DJ"), ("Ludlow", "SY8 1AX"),
-         ("Whitby", "YO21 3PU"), ("Penrith", "CA11 7YE"))  # fmt: skip
+from starter.bench.pools import Shape, date_styles, pools
+from starter.bench.referral_files import Printed
+
+#: Label wordings per field, consent options (affirming, denying) and sentences, people,
+#: clinics, reasons, streets, towns and date styles (``data/referrals_c.json``).
+POOLS = pools("referrals_c")
+#: A consent sentence's wordings, by whether it affirms.
+SENTENCES = {True: POOLS.consent_sentences["given"], False: POOLS.consent_sentences["refused"]}
 
 
 def _id_letter(rng: random.Random) -> str:
@@ -85,26 +33,13 @@ def _id_letter(rng: random.Random) -> str:
 
 
 #: Participant identifiers with each site's own prefix, separator and check character.
-ID_SHAPES: tuple[Callable[[random.Random], str], ...] = (
-    _id_letter,
-    lambda r: f"TRX/{r.randint(24, 26)}/{r.randint(0, 9999):05d}",
-    lambda r: f"HRC-{r.randint(24, 26)}-{r.randint(1000, 9999)}{r.choice('KMQX')}",
-    lambda r: f"CV{r.randint(1, 9)}.{r.randint(100, 999)}.{r.randint(10, 99)}",
-    lambda r: f"{r.choice(('LDS', 'BRI', 'NCL'))}{r.randint(1, 40):03d}-{r.randint(1, 999):04d}",
-)
+ID_SHAPES: tuple[Callable[[random.Random], str], ...] = (_id_letter, *map(Shape, POOLS.id_shapes))
 #: Printed date styles; every style prints an ISO date back unambiguously (day first).
-DATES: dict[str, Callable[[date], str]] = {
-    "long": lambda d: f"{d.day} {d:%B %Y}",
-    "dmy_dash": lambda d: f"{d:%d-%m-%Y}",
-    "dmy_slash": lambda d: f"{d.day}/{d.month}/{d.year}",
-    "iso": lambda d: d.isoformat(),
-    "lab": lambda d: f"{d:%d-%b-%Y}".upper(),
-    "abbrev": lambda d: f"{d.day} {d:%b}. {d.year}",
-}
+DATES = date_styles(POOLS.dates)
 
 
 @dataclass
-class Drawn:
+class Drawn(Printed):
     """One referral's values: the truth, what is printed, labels, and the redaction-only
     identifiers of the patient (as printed)."""
 
@@ -116,15 +51,11 @@ class Drawn:
     options: tuple[str, str]
     meta: dict[str, str] = field(default_factory=dict)
 
-    def labelled(self, names: Iterable[str]) -> list[tuple[str, str]]:
-        """(label as drawn, value as printed) of each of ``names``, in turn."""
-        return [(self.labels[n], self.shown[n]) for n in names]
-
 
 def _person(rng: random.Random, titled: bool) -> str:
-    first, last = rng.choice(FIRST), rng.choice(LAST)
+    first, last = rng.choice(POOLS.first), rng.choice(POOLS.last)
     given = rng.choice((first, f"{first[0]}.", f"{first[0]}. {rng.choice('ABDEJMR')}."))
-    return f"{rng.choice(TITLES)} {given} {last}" if titled else f"{first} {last}"
+    return f"{rng.choice(POOLS.titles)} {given} {last}" if titled else f"{first} {last}"
 
 
 def _day(rng: random.Random, start: date, span: int) -> date:
@@ -139,17 +70,17 @@ def draw_values(rng: random.Random) -> Drawn:
     gp = _person(rng, True)
     while gp.split()[-1] == clinician.split()[-1]:
         gp = _person(rng, True)
-    town, postcode = rng.choice(TOWNS)
+    town, postcode = rng.choice(POOLS.towns)
     shown = {
         "participant_id": rng.choice(ID_SHAPES)(rng),
         "referral_date": DATES[style](referred),
-        "referring_clinic": rng.choice(CLINICS),
+        "referring_clinic": rng.choice(POOLS.clinics),
         "clinician": clinician,
-        "reason": rng.choice(REASONS),
+        "reason": rng.choice(POOLS.reasons),
         "patient_name": patient,
         "date_of_birth": DATES[rng.choice(sorted(DATES))](born),
         "phone": f"0{rng.randint(1200, 1999)} {rng.randint(100000, 999999)}",
-        "address": f"{rng.randint(2, 98)} {rng.choice(STREETS)}, {town} {postcode}",
+        "address": f"{rng.randint(2, 98)} {rng.choice(POOLS.streets)}, {town} {postcode}",
         "gp": gp,
         "nhs": f"{rng.randint(400, 499)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
         "fax": f"+44 {rng.randint(113, 191)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
@@ -157,11 +88,11 @@ def draw_values(rng: random.Random) -> Drawn:
         "accession": f"ACC {rng.randint(10_000_000, 99_999_999)}",
     }
     consent = rng.random() < 0.5
-    labels = {name: rng.choice(pool) for name, pool in LABELS.items()}
+    labels = {name: rng.choice(pool) for name, pool in POOLS.labels.items()}
     truth: dict[str, str | bool] = {
         name: shown[name] for name in ("participant_id", "referring_clinic", "clinician", "reason")
     }
     truth.update(referral_date=referred.isoformat(), consent=consent)
     identifiers = {n: shown[n] for n in ("patient_name", "date_of_birth", "phone", "address")}
     meta = {"date_style": style}
-    return Drawn(truth, shown, labels, identifiers, consent, rng.choice(OPTIONS), meta)
+    return Drawn(truth, shown, labels, identifiers, consent, rng.choice(POOLS.options), meta)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from starter.bench.referral_files import (
     DrawnReferral,
+    by_name,
     identifiers_for,
     printed_identifiers,
     write_identified,
@@ -49,14 +50,9 @@ __all__ = [
 ]  # fmt: skip
 
 SPLIT = "held_out_d"
-FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Page]]] = {
-    "gp_letter": gp_letter,
-    "research_memo": research_memo,
-    "eform": eform,
-    "boxed": boxed,
-    "med_table": med_table,
-    "us_intake": us_intake,
-}
+FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Page]]] = by_name(
+    gp_letter, research_memo, eform, boxed, med_table, us_intake
+)
 #: Families whose consent may be boxes (the others write it as a sentence).
 _BOXES = frozenset({"research_memo", "eform", "boxed", "med_table", "us_intake"})
 

@@ -19,7 +19,7 @@ from datetime import date, timedelta
 
 from starter.bench.referrals_d_marks import consent_marks
 from starter.bench.referrals_d_page import LETTER, Page
-from starter.bench.referrals_d_values import DRUGS, FREQUENCIES, Drawn
+from starter.bench.referrals_d_values import POOLS, Drawn
 
 _GREY = (110, 110, 110)
 
@@ -109,9 +109,9 @@ def med_table(drawn: Drawn, rng: random.Random) -> list[Page]:
     two.text(90, 160, "Current medication", two.px(13), "serif_bold")
     meds = [["Drug", "Dose", "Frequency", "Started"]]
     started = date(2019, 1, 1)
-    for drug, dose in rng.sample(DRUGS, rng.randint(3, 6)):
+    for drug, dose in rng.sample(POOLS.drugs, rng.randint(3, 6)):
         started += timedelta(days=rng.randint(30, 700))
-        meds.append([drug, dose, rng.choice(FREQUENCIES), f"{started:%d/%m/%Y}"])
+        meds.append([drug, dose, rng.choice(POOLS.frequencies), f"{started:%d/%m/%Y}"])
     y = two.table(90, 260, [560, 260, 330, 330], meds, two.px(8.5))
     consent_marks(two, drawn, (90, 760), y + 80, two.px(9))
     two.text(90, two.height - 180, f"Next of kin: {s['other_person_1']}", size)

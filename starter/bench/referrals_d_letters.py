@@ -13,7 +13,7 @@ import random
 
 from starter.bench.referrals_d_marks import consent_marks
 from starter.bench.referrals_d_page import Page
-from starter.bench.referrals_d_values import Drawn
+from starter.bench.referrals_d_values import POOLS, Drawn
 
 _OPENINGS = (
     "Thank you for seeing {patient}, who is enrolled in your study under {pid}.",
@@ -87,7 +87,7 @@ def _sidebar(page: Page, drawn: Drawn, x: int, y: int) -> None:
 
 def research_memo(drawn: Drawn, rng: random.Random) -> list[Page]:
     """A coordinator's memo: mail header, then labels at the margin, values far right."""
-    page, s, labels = Page(rng, face="mono"), drawn.shown, drawn.labels
+    page, s = Page(rng, face="mono"), drawn.shown
     size = page.px(9)
     head = [
         ("From:", f"{s['other_person_1']} (research coordinator)"),
@@ -103,18 +103,7 @@ def research_memo(drawn: Drawn, rng: random.Random) -> list[Page]:
     page.rule(100, page.width - 100, y + 20)
     y += 90
     column = rng.choice((880, 960, 1040))
-    rows = [
-        (labels["participant_id"], s["participant_id"]),
-        ("Patient", s["patient_name"]),
-        (labels["dob"], s["date_of_birth"]),
-        (labels["mrn"], s["mrn"]),
-        (labels["referral_date"], s["referral_date"]),
-        (labels["appointment"], s["appointment"]),
-        (labels["referring_clinic"], s["referring_clinic"]),
-        (labels["clinician"], s["clinician"]),
-        (labels["reason"], s["reason"]),
-        ("Contact", s["phone"]),
-    ]
+    rows = drawn.rows(POOLS.research_memo_rows)
     rng.shuffle(rows)
     widest = max(page.length(value, size, "sans") for _, value in rows)
     column = min(column, page.width - 90 - widest)  # far from the label, still on the page

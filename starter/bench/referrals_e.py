@@ -32,6 +32,7 @@ from pathlib import Path
 
 from starter.bench.referral_files import (
     DrawnReferral,
+    by_name,
     identifiers_for,
     printed_identifiers,
     write_identified,
@@ -44,14 +45,9 @@ from starter.bench.referrals_e_values import Drawn, draw_values
 __all__ = ["FAMILIES", "SPLIT", "ReferralE", "generate", "identifiers_for", "write_set"]
 
 SPLIT = "held_out_e"
-FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Sheet]]] = {
-    "comb_form": comb_form,
-    "gutter_notes": gutter_notes,
-    "merged_table": merged_table,
-    "speech_letter": speech_letter,
-    "email_printout": email_printout,
-    "two_column": two_column,
-}
+FAMILIES: dict[str, Callable[[Drawn, random.Random], list[Sheet]]] = by_name(
+    comb_form, gutter_notes, merged_table, speech_letter, email_printout, two_column
+)
 #: Families whose consent may be a ticked or ringed answer (the others write sentences).
 _MARKS = frozenset({"comb_form", "gutter_notes", "merged_table", "two_column"})
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from starter.bench.referrals_e_page import Sheet
-from starter.bench.referrals_e_values import DRUGS, ROUTES, Consent, Drawn
+from starter.bench.referrals_e_values import POOLS, Consent, Drawn
 
 
 def consent_block(sheet: Sheet, x: int, y: int, width: int, consent: Consent) -> int:
@@ -94,18 +94,7 @@ def gutter_notes(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     sheet.text(980, 105, s["clinic_address"], 22)
     sheet.text(980, 140, f"T: {s['clinic_phone']}", 22)
     sheet.draw.line([(430, 230), (430, 2100)], fill=0, width=2)
-    rows = [
-        (lab["referral_date"], s["referral_date"]),
-        ("Patient", s["patient_name"]),
-        (lab["dob"], s["date_of_birth"]),
-        (lab["other_id"], s["other_id"]),
-        (lab["mrn"], s["mrn"]),
-        (lab["participant_id"], s["participant_id"]),
-        (lab["clinician"], s["clinician"]),
-        (lab["referring_clinic"], s["referring_clinic"]),
-        ("Home address", s["address"]),
-        ("Telephone", s["phone"]),
-    ]
+    rows = drawn.rows(POOLS.gutter_notes_rows)
     rng.shuffle(rows)
     y = 260
     for label, value in rows:
@@ -153,9 +142,9 @@ def merged_table(drawn: Drawn, rng: random.Random) -> list[Sheet]:
     for n, heading in enumerate(("Medicine", "Dose", "Route", "Started by")):
         second.text(80 + n * 370, y, heading, 24, "cond_bold")
     second.draw.line([(80, y + 40), (1574, y + 40)], fill=0, width=2)
-    for drug, dose in rng.sample(DRUGS, 4):
+    for drug, dose in rng.sample(POOLS.drugs, 4):
         y += 60
-        for n, value in enumerate((drug, dose, rng.choice(ROUTES), "GP")):
+        for n, value in enumerate((drug, dose, rng.choice(POOLS.routes), "GP")):
             second.text(80 + n * 370, y, value, 26)
     y = consent_block(second, 80, y + 120, 1450, drawn.consent)
     second.text(80, y + 30, f"{lab['appointment']}: {s['appointment']}", 26)

@@ -59,7 +59,8 @@ class Office:
         assert who.operator_credential is not None
         identity = ops.get(self.custody.store, name)
         assert identity is not None
-        return ops.Acting(identity, ops.load_credential(who.operator_credential))
+        key = ops.load_credential(who.operator_credential)
+        return ops.Acting(name=key.name, private=key.private, identity=identity)
 
     async def held(
         self, script: Script, approval_s: float = 120.0, by: str = "alice"

@@ -41,7 +41,7 @@ def test_identities_act_only_with_their_own_key_and_role(tmp_path: Path) -> None
     decision = me.decide(DecisionKind.REVIEW, {"sha256": "ab" * 32})
     assert decision.by == "ana" and ops.check_decision(store, decision).name == "ana"
     with pytest.raises(IdentityRefused) as refused:
-        check_acting(store, me.credential, DecisionKind.RELEASE_APPROVAL)
+        check_acting(store, me, DecisionKind.RELEASE_APPROVAL)
     assert refused.value.code is Code.ROLE_REQUIRED
     with pytest.raises(IdentityRefused) as none:
         ops.acting(settings, store, DecisionKind.REVIEW)  # no credential named: no default
@@ -65,7 +65,7 @@ def test_identities_revoked_or_expired_or_forged_are_refused(tmp_path: Path) -> 
         ops.check_decision(store, before, now=datetime.now(UTC))  # not applied after
     assert late.value.code is Code.OPERATOR_REVOKED
     with pytest.raises(IdentityRefused) as gone:
-        check_acting(store, me.credential, DecisionKind.REVIEW)
+        check_acting(store, me, DecisionKind.REVIEW)
     assert gone.value.code is Code.OPERATOR_REVOKED
     later = datetime.now(UTC) + timedelta(days=31)
     root = ops.get(store, "root")

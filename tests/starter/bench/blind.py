@@ -98,10 +98,17 @@ def _folded(values: Iterable[str]) -> set[str]:
     return {v.casefold() for v in values}
 
 
+def pool(values: ModuleType, name: str) -> Any:
+    """A generator's pool ``name``: from its data (``values.POOLS``), or its module's
+    constant of that name in capitals where it keeps its pools in code (the sixth)."""
+    pools = getattr(values, "POOLS", None)
+    return getattr(pools, name, {}) if pools is not None else getattr(values, name.upper(), {})
+
+
 def _wordings(module: ModuleType) -> set[str]:
     """Every label wording a generator draws (its held-back pools too)."""
-    pools = ("LABELS", "LABELS_RESERVED", "LABELS_HELD")
-    return _folded(w for name in pools for pool in getattr(module, name, {}).values() for w in pool)
+    names = ("labels", "labels_reserved", "labels_held")
+    return _folded(w for name in names for p in pool(module, name).values() for w in p)
 
 
 def assert_own_wordings(mine: ModuleType, others: Iterable[ModuleType]) -> None:
@@ -110,6 +117,6 @@ def assert_own_wordings(mine: ModuleType, others: Iterable[ModuleType]) -> None:
     others = list(others)
     shared = _wordings(mine) & set().union(*map(_wordings, others))
     assert not shared, shared
-    for pool in ("CLINICS", "REASONS"):
-        theirs = set().union(*(_folded(getattr(module, pool)) for module in others))
-        assert not _folded(getattr(mine, pool)) & theirs, pool
+    for name in ("clinics", "reasons"):
+        theirs = set().union(*(_folded(pool(module, name)) for module in others))
+        assert not _folded(pool(mine, name)) & theirs, name

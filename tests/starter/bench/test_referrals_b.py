@@ -42,8 +42,8 @@ def test_referrals_b_write_truth_and_keep_the_splits_apart(tmp_path: Path) -> No
 
 def test_referrals_b_held_out_wordings_are_drawn_only_for_the_held_out_split() -> None:
     """No wording of the held-out pools appears in a tuning or seen referral's drawing."""
-    held = {w for pool in referrals_b_values.LABELS_HELD.values() for w in pool}
-    held -= {w for pool in referrals_b_values.LABELS.values() for w in pool}
+    held = {w for pool in referrals_b_values.POOLS.labels_held.values() for w in pool}
+    held -= {w for pool in referrals_b_values.POOLS.labels.values() for w in pool}
     for index in range(60):
         for tier in (False, True):
             drawn = referrals_b_values.draw_values(random.Random(index), held_out=tier)
@@ -70,4 +70,6 @@ def test_referrals_b_differ_from_the_first_generators_conventions() -> None:
     second = generate(0, 1, "tuning")
     assert first.pages[0].size != second.pages[0].size
     for name in ("participant_id", "referral_date"):
-        assert not set(referrals.LABELS[name]) & set(referrals_b_values.LABELS[name]), name
+        assert not set(referrals.POOLS.labels[name]) & set(referrals_b_values.POOLS.labels[name]), (
+            name
+        )

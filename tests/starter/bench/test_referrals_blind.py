@@ -32,6 +32,7 @@ from tests.starter.bench.blind import (
     assert_own_wordings,
     assert_valid_set,
     drawn_set,
+    pool,
 )
 
 
@@ -162,7 +163,7 @@ def test_blind_referrals_consent_given_refused_and_sometimes_absent(blind: Blind
     assert all((c.mode == "absent") is (c.truth is None) for c in drawn)
     assert not any(c.mode in blind.marked for c in drawn[1::2])
     assert set(blind.marked) <= {c.mode for c in drawn}
-    for kind, (truth, wordings) in blind.values.CONSENT_SENTENCES.items():
+    for kind, (truth, wordings) in pool(blind.values, "consent_sentences").items():
         assert all(c.truth is truth for c in drawn if c.mode == kind and c.sentence in wordings)
 
 

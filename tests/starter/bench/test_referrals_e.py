@@ -38,9 +38,9 @@ def test_referrals_e_truth_is_what_the_page_prints() -> None:
             assert _written(ref.shown["referral_date"], day, ref.meta["date_style"]), index
         if ref.meta["consent_as"] == "absent":  # nothing on the page speaks of it
             absent += 1
-            spoken = [*values.CONSENT_QUESTIONS, *values.LABELS["consent"]]
-            spoken += [w for pair in values.CONSENT_STATEMENTS for w in pair]
-            spoken += [w for _, pool in values.CONSENT_SENTENCES.values() for w in pool]
+            spoken = [*values.POOLS.consent_questions, *values.POOLS.labels["consent"]]
+            spoken += [w for pair in values.POOLS.consent_statements for w in pair]
+            spoken += [w for _, pool in values.POOLS.consent_sentences.values() for w in pool]
             assert not any(w.casefold() in said for w in spoken), index
         people = [v for k, v in ref.identifiers.items() if k in _PATIENT or "person" in k]
         surnames = [p.split()[-1] for p in people if not p[0].isdigit() and "/" not in p]
@@ -52,5 +52,5 @@ def test_referrals_e_crossed_statement_says_which_way() -> None:
     """Over 400 draws a crossed statement's truth is whether it affirms."""
     drawn = [values.draw_consent(random.Random(i), marks=i % 2 == 0) for i in range(400)]
     assert any(c.mode == "statement" for c in drawn)
-    for affirm, deny in values.CONSENT_STATEMENTS:
+    for affirm, deny in values.POOLS.consent_statements:
         assert all(c.truth is (c.question == affirm) for c in drawn if c.question in (affirm, deny))
