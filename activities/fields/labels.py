@@ -65,6 +65,24 @@ _STUDY_HEADS = (
 )
 _STUDY_TAILS = ("ID", "No", "Code", "Ref", "Identifier")
 
+#: What a referral's date dates, and what was done to it on that date.
+_DATED = ("Referral", "Letter", "Request", "Referral letter", "Referral form")
+_DONE = ("raised", "made", "sent", "written", "issued", "created", "completed", "dated", "date")
+#: Who wrote a referral, by role, and how a form asks for them.
+_ROLES = (
+    *("clinician", "physician", "doctor", "GP", "consultant", "practitioner", "provider"),
+    *("professional", "health professional", "HCP", "specialist", "surgeon", "nurse"),
+)
+_WHO = ("Referring", "Requesting", "Ordering", "Responsible", "Sending", "Submitting")
+#: Where a referral comes from, as forms put it beside a place's word.
+_ORIGIN = ("Referring", "Requesting", "Sending", "Source", "Originating", "Sender's")
+#: What a referral is about: its head nouns, and the phrases around them.
+_ABOUT = (
+    *("problem", "complaint", "concern", "indication", "question", "issue", "symptoms"),
+    *("findings", "history", "diagnosis", "condition"),
+)
+_DETAILS = ("Details", "Nature", "Summary", "Description", "Outline", "Purpose")
+
 REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
     "referral_date": (
         "Referral Date",
@@ -86,6 +104,11 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         "Referral made on",
         "Referred:",
         "Date of ref",
+        # What a referral's date is called, by its parts: the thing dated and what was
+        # done to it ("Referral raised", "Letter written", "Date request sent").
+        *(f"{thing} {done}" for thing in _DATED for done in _DONE),
+        *(f"Date {thing} {done}" for thing in _DATED for done in _DONE),
+        *(f"Date of {thing}" for thing in _DATED),
     ),
     #: A date labelled only "Date:" or "Dated": the referral's, when nothing says otherwise.
     "plain_date": ("Date:", "Dated", "Dated:"),
@@ -125,8 +148,10 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         "Consent:",
     ),
     "referring_clinic": (
-        *(f"Referring {place}" for place in _PLACES),
-        *(f"Requesting {place}" for place in _PLACES),
+        *(f"{origin} {place}" for origin in _ORIGIN for place in _PLACES),
+        *(f"{place} of origin" for place in _PLACES),
+        *(f"{place} referring" for place in _PLACES),
+        *(f"Referred from {place}" for place in _PLACES),
         "Referring practice name",
         "From clinic",
         "From practice",
@@ -142,6 +167,16 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         "Surgery:",
     ),
     "clinician": (
+        *(f"{who} {role}" for who in _WHO for role in _ROLES),
+        *(f"{role} referring" for role in _ROLES),
+        *(f"Name of {who.lower()} {role}" for who in _WHO[:2] for role in _ROLES),
+        "Author",
+        "Author:",
+        "Written by",
+        "Authorised by",
+        "Completed by",
+        "Referral made by",
+        "Referral by",
         "Referring clinician",
         "Referring physician",
         "Referring doctor",
@@ -204,6 +239,15 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         "Clinical information",
         "Indication",
         "Problem:",
+        *(f"Presenting {about}" for about in _ABOUT),
+        *(f"Clinical {about}" for about in _ABOUT),
+        *(f"Main {about}" for about in _ABOUT),
+        *(f"{detail} of {about}" for detail in _DETAILS for about in _ABOUT),
+        *(f"{detail} of referral" for detail in _DETAILS),
+        "Why referred",
+        "Why referral",
+        "Why referred?",
+        "Reason for referral / clinical details",
     ),
     # Distractors: printed beside the wanted fields, never wanted.
     "dob": ("Date of Birth", "DOB", "D.O.B.", "Birth date", "Born:", "Born"),

@@ -8,15 +8,11 @@ from activities.fields import extract, unbarred
 from activities.fields.choose import UNSINGLED
 from activities.fields.normalise import iso_date
 from custody.fields import DocType, FoundField
-from tests.activities.fields.pages import placed
+from tests.activities.fields.pages import placed, row_of
 
 
 def _line(text: str, x: int = 100) -> list[tuple[str, int]]:
-    placed = []
-    for word in text.split():
-        placed.append((word, x))
-        x += 20 * len(word) + 20
-    return placed
+    return row_of(text, x)
 
 
 def _fields(*rows: list[tuple[str, int]], step: int = 80) -> dict[str, FoundField]:
@@ -42,6 +38,29 @@ def test_participant_id_under_its_many_names(label: str) -> None:
         "found",
         "SUB-2291-07",
     )
+
+
+@pytest.mark.parametrize(
+    ("label", "field", "value", "want"),
+    [
+        ("Letter written:", "referral_date", "17/03/2026", "2026-03-17"),
+        ("Date request sent:", "referral_date", "17/03/2026", "2026-03-17"),
+        ("Sending practice:", "referring_clinic", "Harbour View Surgery", "Harbour View Surgery"),
+        ("Unit of origin:", "referring_clinic", "Harbour View Surgery", "Harbour View Surgery"),
+        ("Requesting specialist:", "clinician", "Dr Ana Lowe", "Dr Ana Lowe"),
+        ("Physician referring:", "clinician", "Dr Ana Lowe", "Dr Ana Lowe"),
+        ("Nature of complaint:", "reason", "Persistent knee pain", "Persistent knee pain"),
+        ("Clinical concern:", "reason", "Persistent knee pain", "Persistent knee pain"),
+    ],
+)
+def test_labels_by_their_parts_not_one_list_of_wordings(
+    label: str, field: str, value: str, want: str
+) -> None:
+    """A label is known by its parts (what is dated and what was done to it, who or where
+    and how a form asks for them, what a referral is about), not only as one of a list
+    of wordings seen before."""
+    found = _fields(_line(label) + _line(value, 800))[field]
+    assert (found.status, found.value) == ("found", want)
 
 
 @pytest.mark.parametrize(
