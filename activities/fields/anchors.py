@@ -202,42 +202,57 @@ _CLOSED = (".", "!", "?", ";")
 _MAX_WRAPS = 4
 _EDGE_LINES = 3  # other lines on the page, at least, to know where its text ends
 _CUT_WORDS = 6  # words, at least, in a value that may have been cut
+_PITCH = 3.0  # tall words' heights: the most from one line of a wrapped value to the next
 
 
 def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate:
-    """A prose value with the lines it wraps onto: each next line that starts in the
-    value's column, one line down, with no label on it, until a sentence closes."""
+    """A prose value with the lines it wraps onto, one line down each, with no label on
+    them, until a sentence closes: a line that starts in the value's column, or, where the
+    label opens its line and the value's line ran out of room (the next line's first word
+    would not have fitted), one that starts under the label ("Why referred: ... and the
+    cohort" / "study")."""
     n = next(i for i, line in enumerate(lines) if found.tokens[-1] in line.tokens)
     tokens, column = list(found.tokens), found.tokens[0].x0
     h = statistics.median(t.height for t in found.tokens)  # the value's own print, not the label's
+    # Its line's pitch goes by its tall words: an engine boxes a short word to its ink
+    # (x-height), and 2.5 times a 19 px median under 60 px lines broke the wrap off.
+    tall = sorted(t.height for t in found.tokens)[(3 * len(found.tokens)) // 4]
+    edge = _text_edge(lines, lines[n].page, set(found.anchor.tokens) | set(tokens))
+    hanging = found.anchor.start == 0 and found.anchor.line == n
     for _ in range(_MAX_WRAPS):
         if tokens[-1].text.endswith(_CLOSED) or n + 1 >= len(lines):
             break
         line, after = lines[n], lines[n + 1]
-        steps = after.page == line.page and 0.5 * h < after.cy - line.cy <= 2.5 * h
-        if (
-            not steps
-            or abs(after.tokens[0].x0 - column) > h
-            or any(a.line == n + 1 for a in anchors)
-        ):
+        steps = after.page == line.page and 0.5 * h < after.cy - line.cy <= _PITCH * tall
+        first = after.tokens[0]
+        ran_out = edge is not None and tokens[-1].x1 + 0.5 * h + (first.x1 - first.x0) > edge
+        under = abs(first.x0 - column) <= h or (
+            hanging and ran_out and abs(first.x0 - found.anchor.x0) <= h
+        )
+        if not steps or not under or any(a.line == n + 1 for a in anchors):
             break
         tokens += _run(after.tokens, h)
         n += 1
+        hanging = hanging and ran_out
     method = found.method
-    # The page's right text edge, measured on its other lines: a value on a page of a
-    # few lines says nothing of where the print would have gone on.
-    mine = set(tokens)
-    ends = [
-        max(t.x1 for t in line.tokens)
-        for line in lines
-        if line.page == lines[n].page and not mine.intersection(line.tokens)
-    ]
     # A short value ends where its line does on any form; a sentence's worth of words
     # stopping at the edge, unclosed, is what a cut looks like.
     unclosed = not tokens[-1].text.endswith(_CLOSED) and len(tokens) >= _CUT_WORDS
-    if unclosed and len(ends) >= _EDGE_LINES and max(ends) - tokens[-1].x1 <= _WIDE * h:
+    edge = _text_edge(lines, lines[n].page, set(tokens))
+    if unclosed and edge is not None and edge - tokens[-1].x1 <= _WIDE * h:
         method += CUT
     return replace(found, tokens=tuple(tokens), method=method)
+
+
+def _text_edge(lines: Sequence[Line], page: int, mine: set[Token]) -> int | None:
+    """The page's right text edge, measured on its lines but the value's own: a page of
+    a few lines says nothing of where the print would have gone on."""
+    ends = [
+        max(t.x1 for t in line.tokens)
+        for line in lines
+        if line.page == page and not mine.intersection(line.tokens)
+    ]
+    return max(ends) if len(ends) >= _EDGE_LINES else None
 
 
 def _next_row(right: Candidate, below: Candidate, lines: Sequence[Line]) -> bool:

@@ -213,3 +213,31 @@ def test_a_reason_cut_at_the_pages_edge_with_nothing_under_it_needs_review() -> 
 
     assert reason("the") == ("review", None)
     assert reason("ice.") == ("found", "Persistent knee pain after a fall on ice")
+
+
+def test_a_reason_run_in_after_its_label_wraps_under_the_label_only_where_its_line_was_full() -> (
+    None
+):
+    """ "Reason for referral: ... and the" / "cohort study." in a letter: the value's line
+    ran out of room (the next line's first word would not have fitted), so the line under
+    the label goes on with it; a short reason followed by another paragraph does not."""
+    body = "Please see this patient soon, the family have asked twice already."
+
+    def reason(value: str, after: str) -> tuple[str, object]:
+        page = placed(
+            [
+                row_of(body, 100),
+                row_of(body, 100),
+                [("Reason", 100), ("for", 260), ("referral:", 340), *row_of(value, 540)],
+                row_of(after, 100),
+                row_of(body, 100),
+            ],
+            dy=50,
+        )
+        found = extract([page], declared=DocType.REFERRAL).fields["reason"]
+        return found.status, found.value
+
+    wrapped = reason("Memory concerns raised by her daughter for the", "cohort study.")
+    assert wrapped == ("found", "Memory concerns raised by her daughter for the cohort study")
+    short = reason("Memory concerns", "Her daughter will come too.")
+    assert short == ("found", "Memory concerns")
