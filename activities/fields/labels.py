@@ -15,6 +15,12 @@ taken for the field it stands beside.
 
 from __future__ import annotations
 
+
+def _listed(text: str) -> tuple[str, ...]:
+    """Wordings written as a comma-separated list, in order."""
+    return tuple(" ".join(part.split()) for part in text.split(",") if part.strip())
+
+
 #: Where a referral comes from, after "Referring".
 _PLACES = (
     "clinic",
@@ -45,23 +51,10 @@ _EVENTS = (
 )
 
 #: What a study's identifier is called: a head word and a kind of number.
-_STUDY_HEADS = (
-    "Participant",
-    "Study participant",
-    "Trial participant",
-    "Research participant",
-    "Subject",
-    "Study subject",
-    "Study",
-    "Trial",
-    "Research",
-    "Enrolment",
-    "Randomisation",
-    "Screening",
-    "Volunteer",
-    "Cohort",
-    "Patient study",
-    "Registration",
+_STUDY_HEADS = _listed(
+    """Participant, Study participant, Trial participant, Research participant, Subject,
+    Study subject, Study, Trial, Research, Enrolment, Randomisation, Screening, Volunteer,
+    Cohort, Patient study, Registration"""
 )
 _STUDY_TAILS = ("ID", "No", "Code", "Ref", "Identifier")
 
