@@ -202,15 +202,18 @@ _CLOSED = (".", "!", "?", ";")
 _MAX_WRAPS = 4
 _EDGE_LINES = 3  # other lines on the page, at least, to know where its text ends
 _CUT_WORDS = 6  # words, at least, in a value that may have been cut
+_RUN_IN = 1.5  # label heights: a value this close after its label runs on from it
+_LABEL_WORDS = 5  # words: how far into a line a colon makes its start a label
 _PITCH = 3.0  # tall words' heights: the most from one line of a wrapped value to the next
 
 
 def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor]) -> Candidate:
     """A prose value with the lines it wraps onto, one line down each, with no label on
     them, until a sentence closes: a line that starts in the value's column, or, where the
-    label opens its line and the value's line ran out of room (the next line's first word
-    would not have fitted), one that starts under the label ("Why referred: ... and the
-    cohort" / "study")."""
+    value runs on from a label that opens its line and its line ran out of room (the next
+    line's first word would not have fitted), one that starts under the label ("Why
+    referred: ... and the cohort" / "study"). In a list's value column the next row's
+    label stands there instead, so a value far right of its label never runs under it."""
     n = next(i for i, line in enumerate(lines) if found.tokens[-1] in line.tokens)
     tokens, column = list(found.tokens), found.tokens[0].x0
     h = statistics.median(t.height for t in found.tokens)  # the value's own print, not the label's
@@ -218,7 +221,8 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
     # (x-height), and 2.5 times a 19 px median under 60 px lines broke the wrap off.
     tall = sorted(t.height for t in found.tokens)[(3 * len(found.tokens)) // 4]
     edge = _text_edge(lines, lines[n].page, set(found.anchor.tokens) | set(tokens))
-    hanging = found.anchor.start == 0 and found.anchor.line == n
+    # Run in after a label that opens its line, as a sentence (not in a list's column).
+    hanging = found.anchor.start == 0 and found.anchor.line == n and found.gap <= _RUN_IN
     for _ in range(_MAX_WRAPS):
         if tokens[-1].text.endswith(_CLOSED) or n + 1 >= len(lines):
             break
@@ -229,7 +233,7 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
         under = abs(first.x0 - column) <= h or (
             hanging and ran_out and abs(first.x0 - found.anchor.x0) <= h
         )
-        if not steps or not under or any(a.line == n + 1 for a in anchors):
+        if not steps or not under or _labelled(after) or any(a.line == n + 1 for a in anchors):
             break
         tokens += _run(after.tokens, h)
         n += 1
@@ -242,6 +246,12 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
     if unclosed and edge is not None and edge - tokens[-1].x1 <= _WIDE * h:
         method += CUT
     return replace(found, tokens=tuple(tokens), method=method)
+
+
+def _labelled(line: Line) -> bool:
+    """Whether a line opens with a label of its own ("AGREES TO SHARING.: ..."), known to
+    the label lists or not: its first words, one ending in a colon."""
+    return any(t.text.endswith(":") for t in line.tokens[:_LABEL_WORDS])
 
 
 def _text_edge(lines: Sequence[Line], page: int, mine: set[Token]) -> int | None:

@@ -241,3 +241,23 @@ def test_a_reason_run_in_after_its_label_wraps_under_the_label_only_where_its_li
     assert wrapped == ("found", "Memory concerns raised by her daughter for the cohort study")
     short = reason("Memory concerns", "Her daughter will come too.")
     assert short == ("found", "Memory concerns")
+
+
+def test_a_reason_in_a_label_list_never_runs_onto_the_next_rows_label() -> None:
+    """In a list, the line under a reason is the next row: its label stands under the
+    reason's label, whether or not a label list knows it ("Practice / clinic"), and a
+    row whose first words end in a colon is a label's even run in ("SHARING.:")."""
+    filler = "Please see this patient soon, the family have asked twice already."
+
+    def reason(first: list[tuple[str, int]], second: list[tuple[str, int]]) -> object:
+        rows = [row_of(filler, 100), row_of(filler, 100), first, second, row_of(filler, 100)]
+        page = placed(rows, dy=50)
+        return extract([page], declared=DocType.REFERRAL).fields["reason"].value
+
+    listed = [("Clinical", 100), ("question", 280), *row_of("Suspected sleep apnoea", 900)]
+    next_row = [*row_of("Practice / clinic", 100), *row_of("Coldharbour Sleep Service", 900)]
+    assert reason(listed, next_row) == "Suspected sleep apnoea"
+    run_in = [("Reason:", 100), *row_of("Possible early-onset memory decline in the", 280)]
+    assert reason(run_in, row_of("AGREES TO SHARING.: Does not agree", 100)) == (
+        "Possible early-onset memory decline in the"
+    )
