@@ -6,7 +6,9 @@ name by its given name; a name made of common words ("Grant Field", "Page")
 passes both. But a form, a letter and a signature put a name in a few places,
 and there whatever capitalised words stand are a name:
 
-- after a **title** (Dr, Mrs, Prof, Sister, Nurse ...), the title going with it;
+- after a **title** (Dr, Mrs, Prof, Sister, Nurse ...), the title going with it, on its
+  line or, where the line ends at the title ("... his partner, Dr."), at the start of
+  the line just below it;
 - after a **person's label**: a label ending in a colon that names a role
   (``Clinician in charge:``, ``Usual GP:``, ``Referred by:``, ``cc:``, ``To:``),
   or a participle's "by" ("Referred by", "Seen by");
@@ -30,6 +32,7 @@ The same rules run in the check on the view's re-read words
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 
 from activities.redact.lines import Line, Tok
@@ -119,10 +122,12 @@ def slotted(lines: Sequence[Line]) -> Iterator[tuple[Line, int, int]]:
                 if first < len(toks):
                     end = _run(toks, first)
                     yield from _span(phrase, start if end > first else end, end)
-                elif start == first:  # a label or sign-off ending its phrase
+                else:  # a label, sign-off or title ending its phrase: the name is below
                     below = _below(lines, n, phrase)
-                    if below is not None:
-                        yield from _span(below, 0, _run(below.tokens, 0))
+                    end = _run(below.tokens, 0) if below is not None else 0
+                    if below is not None and end:
+                        yield from _span(below, 0, end)
+                        yield from _span(phrase, start, first)  # a title goes with it
             for k in _credentials(toks):
                 yield from _span(phrase, _before(toks, k), k)
 
@@ -182,7 +187,7 @@ def _run(toks: Sequence[Tok], first: int) -> int:
             # alone make no name, so "To: A team" still holds none).
             end = k + 1
         elif bare in (_ENDS if named else _NO_NAMES) or not word[:1].isupper():
-            if not (word.islower() and bare in PARTICLES):
+            if not (word.islower() and _unaccented(bare) in PARTICLES):
                 break  # a particle is joined to the name after it, if one follows
         else:
             end, named = k + 1, True
@@ -256,6 +261,11 @@ def _span(phrase: Line, start: int, end: int) -> Iterator[tuple[Line, int, int]]
 
 def _title(word: str) -> bool:
     return word[:1].isupper() and _bare(word) in TITLES
+
+
+def _unaccented(word: str) -> str:
+    """The word without its diacritics: OCR reads a particle's "n" as "ņ" ("teņ Brink")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def _bare(word: str) -> str:

@@ -48,6 +48,18 @@ def test_slots_remove_a_name_after_a_title_with_the_title() -> None:
     assert sources == {"person_name"}
 
 
+def test_slots_a_title_ending_its_line_takes_the_name_from_the_line_below() -> None:
+    """ "... with his partner, Dr." / "Grant teņ Field today.": the name the line's end cut
+    from its title goes, title and all, its particle too though OCR gave it an accent; a
+    line ending in a title over a line of form words keeps them."""
+    kept, sources = _kept(["Seen again in clinic with his partner, Dr.", "Grant teņ Field today."])
+    assert "grant" not in kept and "field" not in kept and "dr" not in kept.split("partner")[-1]
+    assert kept == normal("Seen again in clinic with his partner, today.")
+    assert sources == {"person_name"}
+    kept, _ = _kept(["Please ask for Dr.", "the referral form and consent."])
+    assert kept == normal("Please ask for Dr. the referral form and consent.")
+
+
 def test_slots_an_initial_a_is_an_initial_not_the_article() -> None:
     """ "Sister A. Field", "Dr A Page": the initial "A" is no small word; the name and its
     title go. "To: A team" holds no name (initials alone make none)."""
