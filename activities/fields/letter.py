@@ -115,7 +115,9 @@ def reasons(lines: Sequence[Line]) -> list[Reading]:
                 value = str(checked[0])
                 sure = REASON_CUE * checked[2]
                 value = value[:1].upper() + value[1:]
-                found.append(Reading(value, tuple(phrase), sure, "letter:sentence"))
+                # A cue word ("regarding") is no label: what follows it may be any
+                # sentence's object ("... not to be contacted regarding the study").
+                found.append(Reading(value, tuple(phrase), sure, "letter:sentence", anchored=False))
     return found
 
 

@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
+from typing import Any
 
 from activities.fields.layout import Token
 from activities.fields.normalise import edit_distance
@@ -85,9 +86,30 @@ def english(word: str) -> bool:
 
 @cache
 def _english() -> frozenset[str]:
+    return frozenset(_checker().word_frequency.keys())
+
+
+def misread(word: str) -> bool:
+    """An unknown word one letter off a known one ("tigling"): a misread, OCR sure of it or
+    not. A British spelling the list has in its American form ("apnoea", "haematuria",
+    "oesophageal") is no misread, nor is a short word (too many words are a letter apart)."""
+    bare = word.lower()
+    if len(bare) < _MISREAD_LENGTH or english(bare):
+        return False
+    if english(bare.replace("oe", "e").replace("ae", "e")):
+        return False
+    checker = _checker()
+    return bool(checker.known(checker.edit_distance_1(bare)))
+
+
+_MISREAD_LENGTH = 5
+
+
+@cache
+def _checker() -> Any:
     from spellchecker import SpellChecker  # loaded once, on the first free text checked
 
-    return frozenset(SpellChecker(distance=1).word_frequency.keys())
+    return SpellChecker(distance=1)
 
 
 def near_state(word: str) -> str | None:

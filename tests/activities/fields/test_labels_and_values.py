@@ -122,9 +122,11 @@ def test_a_label_alone_in_its_cell_needs_no_colon() -> None:
     assert prose["referring_clinic"].status == "missing"
 
 
-def test_a_letter_gives_its_reason_and_sends_date_and_signature_to_review() -> None:
-    """No labels: the reason's cue names the field; the date line above "Dear" and the name
-    under the closing are found by position alone, so they go to review, held below the bar."""
+def test_a_letter_sends_its_reason_date_and_signature_to_review() -> None:
+    """No labels: the date line above "Dear" and the name under the closing are found by
+    position alone, and the reason after its cue word ("regarding") by a word that is no
+    label (a sentence "not to be contacted regarding the study" has one too), so all go
+    to review, held below the bar."""
     fields = _fields(
         _line("Castlegate Surgery"),
         _line("Our ref: HW/7391") + _line("7th July 2025", 1200),
@@ -141,7 +143,8 @@ def test_a_letter_gives_its_reason_and_sends_date_and_signature_to_review() -> N
     assert read["clinician"] == ("review", None)
     assert fields["referral_date"].confidence <= UNSINGLED
     assert fields["clinician"].confidence <= UNSINGLED
-    assert read["reason"] == ("found", "Persistent hoarse voice")
+    assert read["reason"] == ("review", None)
+    assert fields["reason"].confidence <= UNSINGLED
     # A letterhead alone was misread once in 52 on the tuning split: review, never a guess.
     assert read["referring_clinic"] == ("review", None)
     assert all(f.confidence < 1.0 for f in fields.values())
@@ -168,3 +171,17 @@ def test_a_wrapped_sentence_keeps_its_identifier() -> None:
     published = extract([page], declared=DocType.REFERRAL).fields["participant_id"]
     assert (published.status, published.value) == ("found", "SUB-2291-07")
     assert published.confidence < 0.99
+
+
+def test_a_reason_with_a_word_a_letter_off_a_known_one_goes_to_review() -> None:
+    """ "tigling" (OCR dropped an n, and was sure) is a misread, not a clinical word;
+    "apnoea", a British spelling, and "haemochromatosis", a word the dictionary lacks,
+    are read as printed."""
+
+    def reason(words: str) -> tuple[str, object]:
+        found = _fields(_line("Reason for referral:") + _line(words, 800))["reason"]
+        return found.status, found.value
+
+    assert reason("Intermittent tigling in both hands") == ("review", None)
+    assert reason("Suspected sleep apnoea") == ("found", "Suspected sleep apnoea")
+    assert reason("Possible haemochromatosis") == ("found", "Possible haemochromatosis")
