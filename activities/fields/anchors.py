@@ -204,6 +204,7 @@ _EDGE_LINES = 3  # other lines on the page, at least, to know where its text end
 _CUT_WORDS = 6  # words, at least, in a value that may have been cut
 _RUN_IN = 1.5  # label heights: a value this close after its label runs on from it
 _LABEL_WORDS = 5  # words: how far into a line a colon makes its start a label
+_CELL_PITCH = 1.5  # a value under its label wraps at most this many times their spacing
 _PITCH = 3.0  # tall words' heights: the most from one line of a wrapped value to the next
 
 
@@ -223,11 +224,15 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
     edge = _text_edge(lines, lines[n].page, set(found.anchor.tokens) | set(tokens))
     # Run in after a label that opens its line, as a sentence (not in a list's column).
     hanging = found.anchor.start == 0 and found.anchor.line == n and found.gap <= _RUN_IN
+    pitch = _PITCH * tall
+    if found.method.startswith("anchor:below"):  # a cell's wrap is as tight as its label's
+        top = next(i for i, line in enumerate(lines) if found.tokens[0] in line.tokens)
+        pitch = min(pitch, _CELL_PITCH * (lines[top].cy - lines[found.anchor.line].cy))
     for _ in range(_MAX_WRAPS):
         if tokens[-1].text.endswith(_CLOSED) or n + 1 >= len(lines):
             break
         line, after = lines[n], lines[n + 1]
-        steps = after.page == line.page and 0.5 * h < after.cy - line.cy <= _PITCH * tall
+        steps = after.page == line.page and 0.5 * h < after.cy - line.cy <= pitch
         first = after.tokens[0]
         ran_out = edge is not None and tokens[-1].x1 + 0.5 * h + (first.x1 - first.x0) > edge
         under = abs(first.x0 - column) <= h or (
@@ -235,7 +240,10 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
         )
         if not steps or not under or _labelled(after) or any(a.line == n + 1 for a in anchors):
             break
-        tokens += _run(after.tokens, h)
+        more = _run(after.tokens, h)
+        if not _worded(more):
+            break  # a code or a number under the value ("R41.3") is a cell's, not prose
+        tokens += more
         n += 1
         hanging = hanging and ran_out
     method = found.method
@@ -246,6 +254,12 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
     if unclosed and edge is not None and edge - tokens[-1].x1 <= _WIDE * h:
         method += CUT
     return replace(found, tokens=tuple(tokens), method=method)
+
+
+def _worded(tokens: Sequence[Token]) -> bool:
+    """Whether most of ``tokens`` are words (two letters or more, no digit): prose."""
+    words = [t for t in tokens if sum(c.isalpha() for c in t.text) >= 2]
+    return 2 * sum(not any(c.isdigit() for c in t.text) for t in words) > len(tokens)
 
 
 def _labelled(line: Line) -> bool:

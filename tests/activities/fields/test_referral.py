@@ -261,3 +261,29 @@ def test_a_reason_in_a_label_list_never_runs_onto_the_next_rows_label() -> None:
     assert reason(run_in, row_of("AGREES TO SHARING.: Does not agree", 100)) == (
         "Possible early-onset memory decline in the"
     )
+
+
+def test_a_reason_stops_at_a_code_under_it_and_at_the_next_cells_label() -> None:
+    """A diagnosis code printed under the reason ("R41.3") is a cell's, not the reason's
+    next line; and a value under its label wraps no further apart than it sits from the
+    label: the next cell's label after a wider gap ("Dx code.") is no part of it."""
+    coded = placed(
+        [
+            [("Working", 100), ("diagnosis", 260), *row_of("Chronic low back pain", 700)],
+            [("R41.3", 700)],
+        ],
+        dy=50,
+    )
+    found = extract([coded], declared=DocType.REFERRAL).fields["reason"]
+    assert (found.status, found.value) == ("found", "Chronic low back pain")
+    celled = placed(
+        [
+            [("Main", 100), ("problem", 200)],
+            row_of("New-onset atrial fibrillation, rate controlled", 100),
+            [],
+            [("Dx", 100), ("code.", 160)],
+        ],
+        dy=32,
+    )
+    found = extract([celled], declared=DocType.REFERRAL).fields["reason"]
+    assert found.value == "New-onset atrial fibrillation, rate controlled"
