@@ -25,6 +25,8 @@ from starter.local.stack import Service, Stack
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 240.0
+_BIND_TRIES = 3
+_IN_USE = "address already in use"
 WORKER_METRICS = {"worker-io": "CUSTODY_IO_METRICS_PORT", "worker-ocr": "CUSTODY_OCR_METRICS_PORT"}
 
 
@@ -66,7 +68,20 @@ class ChaosStack:
         return next(s for s in self.stack.services() if s.name == name)
 
     def start(self, name: str, faults: str = "", **extra: str) -> int:
-        """Start one service; returns its PID once it is ready to work."""
+        """Start one service; returns its PID once it is ready to work.
+
+        The dev server picks its HTTP API's port itself, and another process on the box
+        (a second test worker's server) may take it between the pick and the bind: that
+        start, and only that, is tried again, up to ``_BIND_TRIES`` times."""
+        for _ in range(_BIND_TRIES - 1):
+            try:
+                return self._start(name, faults, **extra)
+            except RuntimeError as err:
+                if name != "temporal" or _IN_USE not in str(err):
+                    raise
+        return self._start(name, faults, **extra)
+
+    def _start(self, name: str, faults: str = "", **extra: str) -> int:
         for sub in ("run", "logs", "objects", "staging"):
             (self.home / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
         log = self.log_path(name)
