@@ -121,18 +121,17 @@ def _word_score(seen: str, wanted: str) -> float:
 
 def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> list[Anchor]:
     """Every label on every line, overlaps resolved in favour of the best, longest fit."""
-    wanted = sorted(
-        {
-            (kind, tuple(fold(w) for w in variant.split()), variant.endswith(":"), variant)
-            for kind, variants in labels.items()
-            for variant in variants
-        }
-    )
+    by_first = _by_first(tuple((kind, tuple(variants)) for kind, variants in labels.items()))
     found: list[Anchor] = []
+    near: dict[str, list[tuple[int, str, tuple[str, ...], bool, str]]] = {}
     for n, line in enumerate(lines):
         words = [fold(t.text) for t in line.tokens]
-        for start in range(len(words)):
-            for kind, parts, colon, variant in wanted:
+        for start, word in enumerate(words):
+            if word not in near:  # the wordings this word could begin, in their listed order
+                near[word] = sorted(
+                    e for first, es in by_first.items() if _word_score(word, first) for e in es
+                )
+            for _, kind, parts, colon, variant in near[word]:
                 score = _match(words, start, parts)
                 end = start + len(parts)
                 if score and not _together(line.tokens[start:end]):
@@ -150,6 +149,25 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
         ):
             kept.append(anchor)
     return sorted(kept, key=lambda a: (a.line, a.start))
+
+
+@lru_cache(maxsize=64)
+def _by_first(
+    labels: tuple[tuple[str, tuple[str, ...]], ...],
+) -> dict[str, list[tuple[int, str, tuple[str, ...], bool, str]]]:
+    """The wordings, folded and in one order, grouped by their first word: a page's word is
+    compared with each first word once, not with every wording (there are some 800)."""
+    wanted = sorted(
+        {
+            (kind, tuple(fold(w) for w in variant.split()), variant.endswith(":"), variant)
+            for kind, variants in labels
+            for variant in variants
+        }
+    )
+    grouped: dict[str, list[tuple[int, str, tuple[str, ...], bool, str]]] = {}
+    for order, (kind, parts, colon, variant) in enumerate(wanted):
+        grouped.setdefault(parts[0], []).append((order, kind, parts, colon, variant))
+    return grouped
 
 
 def _together(tokens: Sequence[Token]) -> bool:
