@@ -123,9 +123,12 @@ class Log:
             for pending in taken:
                 pending.error, pending.done = exc, True
             raise
+        # Known to integration before any writer hears its entry is in: an acknowledged
+        # writer integrates at once, and found the batch in the store but not here, so read
+        # it back (a fresh-clone run under load).
+        self.integrator.made(batch)
         for pending, result in zip(taken, results, strict=True):
             pending.result, pending.done = result, True
-        self.integrator.made(batch)
 
     def _claim(
         self, store: ObjectStore, taken: list[_Pending], legacy: Legacy
