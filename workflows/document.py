@@ -126,12 +126,7 @@ class DocumentWorkflow(DocumentRun):
             self._publish_input(inp, staged, valid, ocr, check),
         )
         self._enter(DocState.PUBLISHED, published.worker)
-        return self._result(
-            inp,
-            record_key=published.record_key,
-            text_key=published.text_key,
-            mean_confidence=check.mean_confidence,
-        )
+        return self._result(inp, published, mean_confidence=check.mean_confidence)
 
     async def _review(
         self,

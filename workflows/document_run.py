@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         DocumentStatus,
         OcrResult,
         PublishInput,
+        PublishResult,
         StageResult,
         Transition,
         ValidationResult,
@@ -104,16 +105,11 @@ class DocumentRun:
             "run_id": info.run_id,
         }
 
-    def _result(
-        self,
-        doc: DocumentInput,
-        *,
-        record_key: str | None = None,
-        text_key: str | None = None,
-        mean_confidence: float | None = None,
-    ) -> DocumentResult:
-        found = {"record_key": record_key, "text_key": text_key, "mean_confidence": mean_confidence}
-        return DocumentResult(**fields_among(DocumentResult, doc, self._own(), **found))
+    def _result(self, doc: DocumentInput, *steps: PublishResult, **given: object) -> DocumentResult:
+        """The run's result: the document, the run itself, what a published step gives by
+        name (its record and text keys) and what is ``given`` (a conclusion's record key,
+        the check's mean confidence)."""
+        return DocumentResult(**fields_among(DocumentResult, doc, self._own(), *steps, **given))
 
     def _publish_input(
         self,

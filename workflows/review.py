@@ -177,12 +177,7 @@ class ReviewWorkflow(DocumentRun):
         self._attempts["publish"] = published.attempt
         self._enter(DocState.PUBLISHED, reviewer)
         await self._record(published.record_key)
-        return self._result(
-            inp.document,
-            record_key=published.record_key,
-            text_key=published.text_key,
-            mean_confidence=inp.check.mean_confidence,
-        )
+        return self._result(inp.document, published, mean_confidence=inp.check.mean_confidence)
 
     async def _reject(self, decision: Decision) -> DocumentResult:
         code = decision.reject_code or Code.OTHER.value
