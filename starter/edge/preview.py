@@ -34,6 +34,7 @@ import structlog
 from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 from temporalio.client import WorkflowFailureError
 
 from activities.scratch import StagingArea
@@ -94,6 +95,9 @@ class Preview:
         self.lane = PreviewLane(
             settings.preview_concurrency, settings.preview_queue, self.deadline_s
         )
+
+    def routes(self) -> list[Route]:
+        return [Route("/v1/preview", self.post, methods=["POST"])]
 
     async def post(self, request: Request) -> Response:
         started = time.perf_counter()

@@ -23,6 +23,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import SearchAttributeKey
 
@@ -48,6 +49,12 @@ class Releases:
     def __init__(self, client: CustodyClient, authenticate: Authenticate, error: Refusal) -> None:
         self.client, self._authenticate, self._error = client, authenticate, error
         self.gate = ReleaseGate(client)
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/v1/releases", self.start, methods=["POST"]),
+            Route("/v1/releases/{release_id}", self.get, methods=["GET"]),
+        ]
 
     async def start(self, request: Request) -> Response:
         try:

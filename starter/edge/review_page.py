@@ -29,6 +29,7 @@ from urllib.parse import parse_qs
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
 
 from custody.errors import CustodyError, IdentityRefused, ReviewRefused
 from custody.operators import Acting
@@ -59,6 +60,16 @@ class ReviewPage:
     def __init__(self, client: CustodyClient) -> None:
         self.client = client
         self._sessions: dict[str, _Session] = {}
+
+    def routes(self) -> list[Route]:
+        """The pages, "sign-in" before the document's own path that would take it."""
+        return [
+            Route("/review", self.home, methods=["GET"]),
+            Route("/review/sign-in", self.sign_in, methods=["POST"]),
+            Route("/review/sign-out", self.sign_out, methods=["POST"]),
+            Route("/review/{sha256}", self.document, methods=["GET"]),
+            Route("/review/{sha256}", self.decide, methods=["POST"]),
+        ]
 
     async def home(self, request: Request) -> Response:
         s = self._session(request)

@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from custody import ids
 from custody.errors import Code, CustodyError, IdentityRefused, ReviewRefused, UploadError
@@ -80,6 +81,12 @@ class Reviews:
 
     def __init__(self, client: CustodyClient, authenticate: Authenticate, error: Refusal) -> None:
         self.client, self._authenticate, self._error = client, authenticate, error
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/v1/reviews", self.queue, methods=["GET"]),
+            Route("/v1/reviews/{sha256}", self.one, methods=["GET", "POST"]),
+        ]
 
     async def queue(self, request: Request) -> Response:
         try:
