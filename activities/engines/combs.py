@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from statistics import median_high
 
 import cv2
 import numpy as np
@@ -178,11 +179,7 @@ def _inked(gray: np.ndarray, comb: Comb) -> tuple[int, int, int, int]:
             bottoms.append(cy + inset + int(rows[-1]) + 1)
     x0, y0, x1, y1 = comb.box
     # The median cell's: a rule's stray pixels left in one cell move no edge.
-    return (x0, _median(tops), x1, _median(bottoms)) if tops else (x0, y0, x1, y1)
-
-
-def _median(values: list[int]) -> int:
-    return sorted(values)[len(values) // 2]
+    return (x0, median_high(tops), x1, median_high(bottoms)) if tops else (x0, y0, x1, y1)
 
 
 def _inside(word: Word, box: tuple[int, int, int, int]) -> bool:

@@ -96,6 +96,9 @@ class Candidate:
     tokens: tuple[Token, ...]
     method: str  # "anchor:right-of", "anchor:below" or "anchor:wrapped"
     gap: float  # distance from the label, in label heights
+    #: A prose value that stops unclosed at the page's right edge, with nothing found to
+    #: continue it: it was cut, and which words it lost is unknown (``_continued``).
+    cut: bool = False
 
 
 def fold(text: str) -> str:
@@ -211,11 +214,6 @@ def candidates(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor])
 
 #: Fields whose value is prose that may wrap onto the lines under it.
 PROSE = frozenset({"reason"})
-#: Marks the method of a prose value that fills its line to the page's right edge,
-#: unclosed, with nothing found to continue it: it was cut, and which words it lost is
-#: unknown (a reason read to its line's end was published at 0.93 missing its last
-#: eleven words).
-CUT = "+cut"
 _CLOSED = (".", "!", "?", ";")
 _MAX_WRAPS = 4
 _EDGE_LINES = 3  # other lines on the page, at least, to know where its text ends
@@ -233,7 +231,7 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
     line's first word would not have fitted), one that starts under the label ("Why
     referred: ... and the cohort" / "study"). In a list's value column the next row's
     label stands there instead, so a value far right of its label never runs under it."""
-    n = next(i for i, line in enumerate(lines) if found.tokens[-1] in line.tokens)
+    n = _line_of(found.tokens[-1], lines)
     tokens, column = list(found.tokens), found.tokens[0].x0
     h = statistics.median(t.height for t in found.tokens)  # the value's own print, not the label's
     # Its line's pitch goes by its tall words: an engine boxes a short word to its ink
@@ -243,9 +241,9 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
     # Run in after a label that opens its line, as a sentence (not in a list's column).
     hanging = found.anchor.start == 0 and found.anchor.line == n and found.gap <= _RUN_IN
     pitch = _PITCH * tall
-    if found.method.startswith("anchor:below"):  # a cell's wrap is as tight as its label's
-        top = next(i for i, line in enumerate(lines) if found.tokens[0] in line.tokens)
-        pitch = min(pitch, _CELL_PITCH * (lines[top].cy - lines[found.anchor.line].cy))
+    if found.method == "anchor:below":  # a cell's wrap is as tight as its label's
+        top = lines[_line_of(found.tokens[0], lines)]
+        pitch = min(pitch, _CELL_PITCH * (top.cy - lines[found.anchor.line].cy))
     for _ in range(_MAX_WRAPS):
         if tokens[-1].text.endswith(_CLOSED) or n + 1 >= len(lines):
             break
@@ -264,14 +262,17 @@ def _continued(found: Candidate, lines: Sequence[Line], anchors: Sequence[Anchor
         tokens += more
         n += 1
         hanging = hanging and ran_out
-    method = found.method
     # A short value ends where its line does on any form; a sentence's worth of words
-    # stopping at the edge, unclosed, is what a cut looks like.
+    # stopping at the edge, unclosed, is what a cut looks like (a reason read to its
+    # line's end was published at 0.93 missing its last eleven words).
     unclosed = not tokens[-1].text.endswith(_CLOSED) and len(tokens) >= _CUT_WORDS
     edge = _text_edge(lines, lines[n].page, set(tokens))
-    if unclosed and edge is not None and edge - tokens[-1].x1 <= _WIDE * h:
-        method += CUT
-    return replace(found, tokens=tuple(tokens), method=method)
+    cut = unclosed and edge is not None and edge - tokens[-1].x1 <= _WIDE * h
+    return replace(found, tokens=tuple(tokens), cut=cut)
+
+
+def _line_of(token: Token, lines: Sequence[Line]) -> int:
+    return next(i for i, line in enumerate(lines) if token in line.tokens)
 
 
 def _worded(tokens: Sequence[Token]) -> bool:

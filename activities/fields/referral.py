@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from activities.fields import letter, sentences, values
-from activities.fields.anchors import CUT, Anchor, Candidate, candidates, find_anchors
+from activities.fields.anchors import Anchor, Candidate, candidates, find_anchors
 from activities.fields.choose import Reading, decide
 from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
@@ -159,7 +159,7 @@ def _best(
     """The anchor's one reading: close right of it, else below it, else far right of it."""
     parsed_all = [(cand, parser(cand.tokens)) for cand in found]
     # Only a value that parses under the label makes its far-right neighbour doubtful.
-    below = any(c.method.startswith("anchor:below") and p is not None for c, p in parsed_all)
+    below = any(c.method == "anchor:below" and p is not None for c, p in parsed_all)
     ranked = []
     for cand, parsed in parsed_all:
         if parsed is None:
@@ -174,7 +174,7 @@ def _best(
         # Words another label points at too are claimed twice: which field's is unsure.
         doubt = (
             bool(set(used) & taken)
-            or cand.method.endswith(CUT)
+            or cand.cut
             or contested(field, value, used, cand.anchor, place == "right", others)
         )
         reading = Reading(value, tuple(used), sure, cand.method, contested=doubt)
@@ -183,9 +183,9 @@ def _best(
 
 
 def _place(cand: Candidate) -> str:
-    if cand.method.startswith("anchor:below"):
+    if cand.method == "anchor:below":
         return "below"
-    if cand.method.startswith("anchor:wrapped"):
+    if cand.method == "anchor:wrapped":
         return "wrapped"
     return "right" if cand.gap <= CLOSE_GAP else "far"
 
