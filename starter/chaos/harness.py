@@ -70,14 +70,16 @@ class ChaosStack:
     def start(self, name: str, faults: str = "", **extra: str) -> int:
         """Start one service; returns its PID once it is ready to work.
 
-        The dev server picks its HTTP API's port itself, and another process on the box
-        (a second test worker's server) may take it between the pick and the bind: that
-        start, and only that, is tried again, up to ``_BIND_TRIES`` times."""
+        Every port a service binds is picked free before it starts (the dev server's HTTP
+        API by the server, each worker's Prometheus port here), and another process on
+        the box (a second test worker's stack) may take it between the pick and the bind:
+        that start, and only that, is tried again, up to ``_BIND_TRIES`` times, each with
+        fresh ports."""
         for _ in range(_BIND_TRIES - 1):
             try:
                 return self._start(name, faults, **extra)
             except RuntimeError as err:
-                if name != "temporal" or _IN_USE not in str(err):
+                if _IN_USE not in str(err).lower():
                     raise
         return self._start(name, faults, **extra)
 

@@ -42,6 +42,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from temporalio.service import RPCError, RPCStatusCode
 
 from activities.scratch import StagingArea
 from custody import ids
@@ -299,6 +300,21 @@ async def _store_unavailable(request: Request, exc: Exception) -> Response:
     return error(503, Code.STORE_UNAVAILABLE, "storage is unavailable; retry later", STORE_RETRY_S)
 
 
+#: Temporal's answers that mean "not now" (the server busy, restarting, or slower than
+#: the call's deadline), not a bug: a coded 503 the client retries.
+_TRANSIENT_RPC = frozenset(
+    {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.RESOURCE_EXHAUSTED}
+)
+
+
+async def _temporal_unavailable(request: Request, exc: Exception) -> Response:
+    # Any other RPC status is re-raised: a 500 there is a bug, and should look like one.
+    if not isinstance(exc, RPCError) or exc.status not in _TRANSIENT_RPC:
+        raise exc
+    message = "the workflow service is unavailable; retry later"
+    return error(503, Code.UNREACHABLE, message, STORE_RETRY_S)
+
+
 def _accepted(answer: dict[str, Any]) -> JSONResponse:
     location = f"/v1/documents/{answer['sha256']}"
     return JSONResponse(answer, status_code=202, headers={"Location": location})
@@ -317,7 +333,10 @@ def create_app(client: CustodyClient, area: StagingArea | None = None) -> Starle
     reviews = Reviews(client, edge.caller(Scope.REVIEW), error)
     page = ReviewPage(client)
     app = Starlette(
-        exception_handlers={StoreUnavailable: _store_unavailable},
+        exception_handlers={
+            StoreUnavailable: _store_unavailable,
+            RPCError: _temporal_unavailable,
+        },
         # Each resource names its own routes; no two of them share a path.
         routes=[
             *edge.routes(),

@@ -7,7 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import pytest
 from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
 
 from custody import ids
 from custody.stores import StoreUnavailable
@@ -15,6 +17,7 @@ from custody.stores.local import LocalStore
 from starter.cli.admission import release
 from starter.client.connect import CustodyClient
 from starter.edge import manual, tenants
+from starter.edge import read as edge_read
 from tests.starter.edge.conftest import EdgeHarness, SettingsFactory, png
 
 EdgeFactory = Callable[..., EdgeHarness]
@@ -126,3 +129,32 @@ async def test_edge_manual_lane_off_still_refuses_with_429(
     assert over.status_code == 429
     assert manual.parked(edge.client.store) == []
     assert tenants.get(edge.client.store, tenant) is not None
+
+
+async def test_edge_temporal_outage_is_coded_503_not_a_500(
+    temporal_client: Client,
+    settings_for: SettingsFactory,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Temporal busy or restarting (an RPC error injected on purpose: the real server
+    is up) answers 503 UNREACHABLE with Retry-After; any other RPC error stays a 500."""
+    async with _edge(temporal_client, settings_for) as edge:
+        auth = edge.tenant(tenant)
+        url = f"/v1/documents/{'0' * 64}"
+
+        async def busy(*args: Any, **kwargs: Any) -> Any:
+            raise RPCError("injected", RPCStatusCode.UNAVAILABLE, b"")
+
+        monkeypatch.setattr(edge_read, "described", busy)
+        down = await edge.http.get(url, headers=auth)
+
+        async def broken(*args: Any, **kwargs: Any) -> Any:
+            raise RPCError("injected", RPCStatusCode.INVALID_ARGUMENT, b"")
+
+        monkeypatch.setattr(edge_read, "described", broken)
+        with pytest.raises(RPCError):  # the test client re-raises what would be a 500
+            await edge.http.get(url, headers=auth)
+    assert down.status_code == 503, down.text
+    assert down.json()["error"] == "UNREACHABLE"
+    assert int(down.headers["retry-after"]) >= 1
