@@ -79,7 +79,12 @@ _AUTH = {
         "(x-custody-scope; SCOPE_DENIED)"
     ),
 }
-_STORE = {"503": _error("storage unavailable (STORE_UNAVAILABLE)", retry_after=True)}
+_STORE = {
+    "503": _error(
+        "storage unavailable (STORE_UNAVAILABLE), or Temporal busy or down (UNREACHABLE)",
+        retry_after=True,
+    )
+}
 
 
 def _upload(limits: PolicyLimits) -> dict[str, Any]:
