@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 
 from activities.scratch import StagingArea
 from custody.settings import Settings
@@ -114,7 +113,7 @@ async def _stack(home: Path) -> AsyncIterator[tuple[CustodyClient, StagingArea, 
         temporal=env.client, store=LocalStore(settings.objects_dir), settings=settings
     )
     area = StagingArea(settings.staging_path)
-    srv = uvicorn.Server(server.config(create_app(client, area=area), settings, _HOST, 0))
+    srv = server.Embedded(server.config(create_app(client, area=area), settings, _HOST, 0))
     serving = asyncio.create_task(srv.serve())
     try:
         while not srv.started:

@@ -35,7 +35,7 @@ from starter.bench.rss import MB, big_upload
 from starter.cli.output import Exit, emit
 from starter.client.admission import Admission
 from starter.client.connect import CustodyClient
-from starter.edge import tenants
+from starter.edge import server, tenants
 from starter.edge.app import create_app
 from starter.edge.slo import SloTracker
 from starter.local.stack import ephemeral_server
@@ -122,12 +122,12 @@ async def _stack(
     admission = client.admission
     app = create_app(client)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-    server = uvicorn.Server(config)
-    serving = asyncio.create_task(server.serve())
+    web = server.Embedded(config)
+    serving = asyncio.create_task(web.serve())
     try:
-        while not server.started:
+        while not web.started:
             await asyncio.sleep(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
+        port = web.servers[0].sockets[0].getsockname()[1]
         slo = app.state.edge.slo
         async with AsyncExitStack() as workers:
             if args.drain:
@@ -135,7 +135,7 @@ async def _stack(
                     await workers.enter_async_context(worker)
             yield client, admission, slo, f"http://127.0.0.1:{port}"
     finally:
-        server.should_exit = True
+        web.should_exit = True
         await serving
         await env.shutdown()
 

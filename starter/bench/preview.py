@@ -29,7 +29,6 @@ from typing import Any
 
 import httpx
 import numpy as np
-import uvicorn
 
 from activities.scratch import StagingArea
 from custody.errors import Code
@@ -165,7 +164,7 @@ async def _stack(home: Path) -> AsyncIterator[tuple[CustodyClient, int, float]]:
     engine = await asyncio.to_thread(build_engine, settings)
     load_s = time.perf_counter() - started
     area = StagingArea(settings.staging_path)
-    srv = uvicorn.Server(server.config(create_app(client), settings, _HOST, 0))
+    srv = server.Embedded(server.config(create_app(client), settings, _HOST, 0))
     try:
         async with AsyncExitStack() as workers:
             await workers.enter_async_context(build_io_worker(env.client, settings, store, area))

@@ -12,6 +12,8 @@ head's first bytes arrived. Bodies have their own minimum rate
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import h11
@@ -72,3 +74,16 @@ def config(app: Any, settings: Settings, host: str, port: int) -> uvicorn.Config
         timeout_keep_alive=max(1, round(settings.edge_keep_alive_s)),
         h11_max_incomplete_event_size=settings.edge_max_header_bytes,
     )
+
+
+class Embedded(uvicorn.Server):
+    """The edge served inside a larger command (a benchmark) that owns SIGINT and SIGTERM.
+
+    uvicorn's own handlers would shut the edge first, and the command's requests
+    still in flight would fail with a connection error (exit 1) instead of the
+    command stopping everything it started and exiting 130 or 143.
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield

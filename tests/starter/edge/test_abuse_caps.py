@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -221,3 +222,28 @@ async def test_serve_refuses_production_staging_on_a_plain_disk(
     with pytest.raises(ConfigurationError) as refused:
         await asyncio.wait_for(serve._serve(args, client), timeout=30)
     assert "tmpfs" in refused.value.detail
+
+
+async def test_an_embedded_edge_leaves_the_commands_signals_to_the_command() -> None:
+    """A benchmark's edge must not take SIGINT: uvicorn's own handler would shut it with
+    the benchmark's uploads in flight (seen in CI: exit 1 ConnectError, not 130)."""
+
+    async def handler_while_serving(web: uvicorn.Server) -> object:
+        serving = asyncio.create_task(web.serve())
+        while not web.started:
+            await asyncio.sleep(0.01)
+        seen = signal.getsignal(signal.SIGINT)
+        web.should_exit = True
+        await serving
+        return seen
+
+    before = signal.getsignal(signal.SIGINT)
+    app = uvicorn.Config(_empty_app, host="127.0.0.1", port=0, log_level="warning")
+    assert await handler_while_serving(server.Embedded(app)) is before
+    plain = await handler_while_serving(uvicorn.Server(app))  # what the benchmarks had
+    assert plain is not before
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+async def _empty_app(scope: dict[str, object], receive: object, send: object) -> None:
+    """An ASGI app with nothing to serve: the test reads signal handlers only."""
