@@ -116,7 +116,7 @@ test-deps: $(CHECKOV_STAMP)
 		{ echo "missing: apt-get install chromium poppler-utils mupdf-tools (as root)" >&2; exit 1; }
 
 test: $(TEST_STAMP) system-deps test-deps
-	$(BIN)/python -m pytest -m "$(TEST_MARKS)" -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "$(TEST_MARKS)" -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 test-long: $(TEST_STAMP) system-deps test-deps
 	$(BIN)/python -m pytest -m "slow or chaos" $(PYTEST_ARGS)

@@ -142,27 +142,36 @@ async def released_once(
     return await release_once(temporal_client, published_once, home, ocr_engine)
 
 
-# The longest test files (seconds of one run, `--durations`), handed out first so that
-# `make test`'s workers finish together instead of one running a long file alone at the
-# end (longest-first scheduling). Only the order changes; a file not named keeps its place.
+# The longest test files (seconds of one fresh-clone run, 2026-12-02, junit times with
+# their fixtures), handed out first so that `make test`'s workers finish together
+# instead of one running a long file alone at the end (longest-first scheduling). The
+# Makefile passes xdist's --no-loadscope-reorder: its default reorder (most tests
+# first) would undo this order. Only the order changes; a file not named keeps its place.
 _LONGEST_FIRST = (
-    "tests/starter/chaos/test_chaos.py",
-    "tests/workers/test_worker_kill.py",
-    "tests/phi/test_sealed_pipeline.py",
-    "tests/starter/bench/test_bench_ocr.py",
-    "tests/activities/engines/test_ocr_engine.py",
-    "tests/starter/local/test_stack.py",
-    "tests/starter/local/test_processes.py",
-    "tests/starter/evidence/test_publish_once.py",
-    "tests/starter/test_install.py",
-    "tests/starter/cli/test_cli_json.py",
-    "tests/starter/local/test_browser.py",
-    "tests/starter/bench/test_bench_ocr_classes.py",
-    "tests/starter/evidence/test_retention_forget.py",
-    "tests/activities/egress/test_release_size.py",
-    "tests/starter/edge/test_contract.py",
-    "tests/workflows/test_release.py",
-    "tests/custody/ledger/test_independent.py",
+    "tests/starter/chaos/test_chaos.py",  # 120 s
+    "tests/workflows/test_branches.py",  # 56 s
+    "tests/workers/test_worker_kill.py",  # 55 s
+    "tests/phi/test_sealed_pipeline.py",  # 50 s
+    "tests/starter/bench/test_bench_ocr.py",  # 45 s
+    "tests/starter/local/test_stack.py",  # 43 s
+    "tests/starter/local/test_processes.py",  # 41 s
+    "tests/activities/engines/test_ocr_engine.py",  # 40 s
+    "tests/starter/evidence/test_publish_once.py",  # 39 s
+    "tests/starter/cli/test_cli_json.py",  # 27 s
+    "tests/starter/test_install.py",  # 25 s
+    "tests/workflows/test_release.py",  # 24 s
+    "tests/activities/egress/test_release_size.py",  # 19 s
+    "tests/starter/local/test_browser.py",  # 18 s
+    "tests/phi/test_release_no_plaintext.py",  # 18 s
+    "tests/activities/engines/test_rapid.py",  # 17 s
+    "tests/activities/engines/test_tess_server.py",  # 17 s
+    "tests/activities/engines/test_tesseract.py",  # 15 s
+    "tests/starter/bench/test_referrals_blind.py",  # 15 s
+    "tests/starter/edge/test_contract.py",  # 14 s
+    "tests/workers/test_heartbeat_keeper.py",  # 14 s
+    "tests/starter/cli/test_cli.py",  # 14 s
+    "tests/workflows/test_release_branches.py",  # 14 s
+    "tests/workflows/test_document_workflow.py",  # 13 s
 )
 
 
