@@ -175,8 +175,11 @@ def _fd(pipe: object) -> int:
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]  # blocking: one call for most pages
+    try:
+        while view:
+            view = view[os.write(fd, view) :]  # blocking: one call for most pages
+    except BrokenPipeError:  # died while taking the page: the same fault as dying on it
+        raise HelperError("helper exited") from None
 
 
 def _read_frame(fd: int, timeout_s: float) -> tuple[int, bytes]:

@@ -27,6 +27,7 @@ integrated. Ledgers begun before the index record where it starts
 from __future__ import annotations
 
 import hashlib
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -54,6 +55,7 @@ _SEQUENCED = {"hash", "seq", "prev", "at"}
 
 #: Per store object, the tenant scopes whose ``index-from`` this process has ensured.
 _INDEXED: weakref.WeakKeyDictionary[ObjectStore, set[str | None]] = weakref.WeakKeyDictionary()
+_INDEXING = threading.Lock()  # one thread per process records it; the others wait, then skip
 
 
 class Ledger:
@@ -224,10 +226,13 @@ class Ledger:
         Remembered per process and store, not per instance: one conditional
         create per scope and process, not one per event.
         """
-        known = _INDEXED.setdefault(self.raw, set())
-        if self.tenant not in known:
-            self._store.create(f"{self.prefix}index-from", str(self.head() + 1).encode())
-            known.add(self.tenant)
+        if self.tenant in _INDEXED.get(self.raw, ()):
+            return
+        with _INDEXING:  # first appends racing would each read the batches the others made
+            known = _INDEXED.setdefault(self.raw, set())
+            if self.tenant not in known:
+                self._store.create(f"{self.prefix}index-from", str(self.head() + 1).encode())
+                known.add(self.tenant)
 
     def indexed_from(self) -> int | None:
         try:

@@ -76,6 +76,9 @@ class Integrator:
         self._int_lock = threading.RLock()  # reentrant: integrating may first migrate
         self._edge: Edge | None = None
         self._made: dict[int, Batch] = {}  # created here, by first: integrated without a read
+        # Held from a batch's create until it is in ``_made``; integration's read of the
+        # pending batches waits on it, so a batch made here is never read back (seen in CI).
+        self.making = threading.Lock()
         self.sequenced = 0  # the highest sequence number this process saw sequenced
 
     def batch_key(self, first: int) -> str:
@@ -124,7 +127,8 @@ class Integrator:
         edge = self._current_edge(store, legacy)
         for first in [f for f in list(self._made) if f <= edge.size]:  # integrated elsewhere
             self._made.pop(first, None)
-        batches = pending(store, self.batch_key, edge.size, _ROUND_MAX, self._made)
+        with self.making:
+            batches = pending(store, self.batch_key, edge.size, _ROUND_MAX, self._made)
         if not batches:
             return edge.size
         self._edge = None  # extended below: kept again only once all of it is stored

@@ -118,15 +118,12 @@ class Log:
 
     def _sequence(self, store: ObjectStore, taken: list[_Pending], legacy: Legacy) -> None:
         try:
-            batch, results = self._claim(store, taken, legacy)
+            _, results = self._claim(store, taken, legacy)
         except BaseException as exc:  # every writer of the batch hears why, none hangs
             for pending in taken:
                 pending.error, pending.done = exc, True
             raise
-        # Known to integration before any writer hears its entry is in: an acknowledged
-        # writer integrates at once, and found the batch in the store but not here, so read
-        # it back (a fresh-clone run under load).
-        self.integrator.made(batch)
+        # Known to integration (in _claim) before any writer hears its entry is in.
         for pending, result in zip(taken, results, strict=True):
             pending.result, pending.done = result, True
 
@@ -143,9 +140,13 @@ class Log:
                 markers.append(marks)
                 results.append(result)
             batch = Batch(first, entries, markers)
-            if store.create(self.batch_key(first), batch.encode()):
-                self._next = (batch.end + 1, prev)
-                return batch, results
+            # Created and known to this process's integration in one step: an integration
+            # running now (a writer of the last batch) waits for it rather than reading it back.
+            with self.integrator.making:
+                if store.create(self.batch_key(first), batch.encode()):
+                    self.integrator.made(batch)
+                    self._next = (batch.end + 1, prev)
+                    return batch, results
             # Lost ``first``: go after the winners (or start over, if it is gone again).
             self._next = self._after(store, first - 1)
         raise RuntimeError("ledger sequencing kept losing races")
