@@ -77,7 +77,7 @@ class Integrator:
         self._edge: Edge | None = None
         self._made: dict[int, Batch] = {}  # created here, by first: integrated without a read
         # Held from a batch's create until it is in ``_made``; integration's read of the
-        # pending batches waits on it, so a batch made here is never read back (seen in CI).
+        # pending batches waits on it, so a batch made here is never read back.
         self.making = threading.Lock()
         self.sequenced = 0  # the highest sequence number this process saw sequenced
 

@@ -118,7 +118,7 @@ class Log:
 
     def _sequence(self, store: ObjectStore, taken: list[_Pending], legacy: Legacy) -> None:
         try:
-            _, results = self._claim(store, taken, legacy)
+            results = self._claim(store, taken, legacy)
         except BaseException as exc:  # every writer of the batch hears why, none hangs
             for pending in taken:
                 pending.error, pending.done = exc, True
@@ -127,10 +127,9 @@ class Log:
         for pending, result in zip(taken, results, strict=True):
             pending.result, pending.done = result, True
 
-    def _claim(
-        self, store: ObjectStore, taken: list[_Pending], legacy: Legacy
-    ) -> tuple[Batch, list[Any]]:
-        """Create the batch at the end of the log, going after any batch that wins first."""
+    def _claim(self, store: ObjectStore, taken: list[_Pending], legacy: Legacy) -> list[Any]:
+        """Create the batch at the end of the log, going after any batch that wins first;
+        each entry's result."""
         for _ in range(1000):
             first, prev = self._next or self._end(store, legacy)
             entries, markers, results = [], [], []
@@ -146,7 +145,7 @@ class Log:
                 if store.create(self.batch_key(first), batch.encode()):
                     self.integrator.made(batch)
                     self._next = (batch.end + 1, prev)
-                    return batch, results
+                    return results
             # Lost ``first``: go after the winners (or start over, if it is gone again).
             self._next = self._after(store, first - 1)
         raise RuntimeError("ledger sequencing kept losing races")
