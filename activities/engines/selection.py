@@ -55,6 +55,29 @@ def build_engine(settings: Settings, *, warm: bool = True) -> OcrEngine:
     return engine
 
 
+#: The redaction check's second reader when the workers read with PP-OCR or EasyOCR:
+#: Tesseract in sparse-text mode (psm 11), which looks for text anywhere on the page
+#: without first finding its columns, so a line the workers' detector never boxed (a
+#: dotted-leader "DOB" on a fax) is read. Measured: docs/ocr-benchmark.md ("A second reader").
+CHECK_TESSERACT_PSM = 11
+
+
+def build_checker(settings: Settings) -> OcrEngine:
+    """The engine the redaction check reads each view with besides the workers' own: one
+    of another family, whose misses differ (``activities.redact.check``)."""
+    engine: Engine
+    if settings.ocr_engine in ("tesseract", "hybrid"):
+        return RapidOcrEngine(1, device=settings.ocr_device)
+    try:
+        engine = TesseractEngine(1, psm=CHECK_TESSERACT_PSM)
+    except RuntimeError as err:  # no binary, or no 'eng' data: no view is made unchecked
+        raise ConfigurationError(
+            detail="the redaction check reads each view with Tesseract too, and it is not"
+            " usable here: `make system-deps` (apt-get install tesseract-ocr)"
+        ) from err
+    return engine
+
+
 def build_recorded(
     name: str,
     params: Mapping[str, ParamValue],

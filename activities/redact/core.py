@@ -3,7 +3,8 @@
 Kept apart from the store, so the service, the release and the benchmark all
 make views the same way: plan, paint, rebuild, check. The check does not
 trust the plan (``activities.redact.scan``): the finished view is read again
-by OCR and by its text layer and every detector re-runs on both. What they
+by OCR (the workers' engine, and a second engine of another family when one
+is given), and by its text layer, and every detector re-runs on each reading. What they
 find is painted over and the view rebuilt, for at most ``_ROUNDS`` rounds, so
 whatever the page draws (an annotation, a pasted label, a value the first
 reading misread) is planned from an OCR of the rendered page; a view is
@@ -51,16 +52,17 @@ def make_view(
     policy: RedactionPolicy,
     engine: OcrEngine,
     dpi: int,
+    second: OcrEngine | None = None,
 ) -> Made:
     """The view, kept only when no detector finds anything in it and no removed string is
-    in it anywhere."""
+    in it anywhere; ``second`` is the check's second reader (``build_checker``)."""
     plan = make_plan(pages, extraction, policy)
     sources = _pages(images, plan)
     if len(sources) != len(pages):
         raise RenderFailed("the source has another page count than its record")
     for _ in range(_ROUNDS):
         pdf = build_pdf(_painted(sources, plan), dpi)
-        surfaces = read_surfaces(pdf, engine, dpi)
+        surfaces = read_surfaces(pdf, engine, dpi, second, plan.regions)
         found = scan(surfaces, policy, plan.secrets)
         checked = report(surfaces, plan.secrets)
         if not found and checked.clean:

@@ -3,8 +3,9 @@
 The plan decides from the source's words; a word it never saw (an annotation
 drawn over a born-digital page, a label pasted in as an image, a value OCR
 read differently the first time) is still printed in the view. So the
-finished view is read again, by the same OCR engine the workers use and by
-its own text layer, and every detector of the policy runs on both readings,
+finished view is read again, by the same OCR engine the workers use, by a second engine of
+another family where the check has one, and by its own text layer, and every
+detector of the policy runs on each reading,
 with the allow-list sweeps (a word not known safe is found, whatever the
 detectors know) and the sweep for every string the plan removed. Anything found is a
 :class:`Found`: its detector (``kind``), its page and its box in the view's
@@ -45,10 +46,10 @@ class Found:
 
 def scan(surfaces: Surfaces, policy: RedactionPolicy, removed: Iterable[str]) -> list[Found]:
     """Every identifier the policy's detectors, or the sweep for ``removed``, find in the
-    view's re-OCR and in its text layer."""
+    view's re-OCR (by each engine) and in its text layer."""
     wanted = frozenset(removed)
     found: list[Found] = []
-    for pages in (surfaces.ocr_pages, surfaces.layer_pages):
+    for pages in (surfaces.ocr_pages, surfaces.second_pages, surfaces.layer_pages):
         found += _read(pages, policy, wanted)
     return found
 

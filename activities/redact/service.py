@@ -49,10 +49,16 @@ class Redactor:
         area: StagingArea,
         engine: Callable[[], OcrEngine],
         limits: Limits,
+        *,
+        checker: Callable[[], OcrEngine | None],
     ) -> None:
+        """``engine`` builds the workers' OCR engine, ``checker`` the check's second
+        reader (``build_checker``; None reads with ``engine`` alone); each is built
+        on the first view that needs it."""
         self._store, self._signer, self._area = store, signer, area
-        self._engine = engine
+        self._engine, self._checker = engine, checker
         self._made_engine: OcrEngine | None = None
+        self._made_checker: OcrEngine | None = None
         self._engine_lock = threading.Lock()  # views made at once on a worker's threads
         self._limits = limits
 
@@ -95,7 +101,8 @@ class Redactor:
         dpi = self._limits.ocr_dpi
         with self._area.staged(self._store, record.source_key, record.sha256) as path:
             images = iter_pages_sandboxed(path, record.media_type, dpi, 0, self._limits)
-            return make_view(images, pages, extraction, policy, self._ocr(), dpi)
+            engine, second = self._ocr()
+            return make_view(images, pages, extraction, policy, engine, dpi, second)
 
     def _checked(self, key: str, sha256: str) -> bytes:
         data = self._store.get(key)
@@ -168,8 +175,9 @@ class Redactor:
             },
         )
 
-    def _ocr(self) -> OcrEngine:
-        with self._engine_lock:  # one engine, built on the first view that needs it
+    def _ocr(self) -> tuple[OcrEngine, OcrEngine | None]:
+        with self._engine_lock:  # one of each, built on the first view that needs it
             if self._made_engine is None:
                 self._made_engine = self._engine()
-            return self._made_engine
+                self._made_checker = self._checker()
+            return self._made_engine, self._made_checker

@@ -30,7 +30,9 @@ the plan told nothing of the truth:
 
 Every view made, kept or refused, is then read by the bench's own pass
 (``starter.bench.redaction_truth``): a Tesseract OCR of its rendered pages
-(another engine than the workers'), its text layer, bytes and metadata,
+(another engine than the workers'; the check's second reader is Tesseract
+too, but in sparse-text mode, psm 11, where the bench keeps the page
+segmentation it was measured with, psm 3), its text layer, bytes and metadata,
 searched for the true values. JSON, per set under ``sets`` and overall under
 ``overall``: ``views`` (all views made), ``refused``, ``refused_clean``
 (refused though no true value was readable in it), ``leaks`` (``{kind: count}``
@@ -69,7 +71,7 @@ _MAX_REFUSED_CLEAN = 0.1
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from activities.engines.selection import build_engine
+    from activities.engines.selection import build_checker, build_engine
     from activities.engines.tesseract import TesseractEngine
     from starter.bench import (
         born_digital,
@@ -123,7 +125,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         wanted = (getattr(args, "sets", None) or ",".join(build)).split(",")
         # Only the sets asked for are drawn: a set left out is never generated.
         sets = {name: make()[: args.limit] for name, make in build.items() if name in wanted}
-        report = figures(sets, policy, build_engine(settings), TesseractEngine(1), settings)
+        engines = (build_engine(settings), build_checker(settings))
+        report = figures(sets, policy, engines, TesseractEngine(1), settings)
     emit(args, report, _text(report))
     return Exit.OK if report["target_met"] else Exit.FAILED
 
@@ -152,15 +155,18 @@ def with_identifiers(docs: list[tuple[Path, Truth]]) -> list[tuple[Path, Truth]]
 def figures(
     sets: dict[str, list[tuple[Path, Truth]]],
     policy: RedactionPolicy,
-    engine: OcrEngine,
+    engines: tuple[OcrEngine, OcrEngine | None],
     reader: OcrEngine,
     settings: Settings,
 ) -> dict[str, Any]:
-    """Per set and overall: views, refused, refused clean, leaks by kind, failed."""
+    """Per set and overall: views, refused, refused clean, leaks by kind, failed.
+    ``engines``: the workers' and the check's second reader, as ``build_checker`` makes it."""
     rows, per_set = [], {}
     for name, docs in sets.items():
         started = time.perf_counter()
-        mine = [dict(audit_view(p, t, policy, engine, reader, settings), set=name) for p, t in docs]
+        mine = [
+            dict(audit_view(p, t, policy, engines, reader, settings), set=name) for p, t in docs
+        ]
         per_set[name] = _summary(mine, time.perf_counter() - started)
         rows += mine
     overall = _summary(rows, sum(s["seconds"] for s in per_set.values()))
@@ -178,7 +184,7 @@ def audit_view(
     path: Path,
     truth: Truth,
     policy: RedactionPolicy,
-    engine: OcrEngine,
+    engines: tuple[OcrEngine, OcrEngine | None],
     reader: OcrEngine,
     settings: Settings,
 ) -> dict[str, Any]:
@@ -189,10 +195,10 @@ def audit_view(
     from starter.bench.redaction_truth import truth_leaks, truth_strings
 
     row: dict[str, Any] = {"document": path.name, "state": "kept", "code": None, "leaks": []}
-    dpi = settings.limits.ocr_dpi
+    dpi, (engine, second) = settings.limits.ocr_dpi, engines
     try:
         images, pages = _read(path, engine, settings)
-        made = make_view(images, pages, extract(pages), policy, engine, dpi)
+        made = make_view(images, pages, extract(pages), policy, engine, dpi, second)
         pdf = made.pdf
         row["words"] = [_words(made.plan.kept), _words(pages)]
     except RedactionLeak as err:  # refused: its detail names kinds and places, never text

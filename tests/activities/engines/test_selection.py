@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from activities.engines.selection import configured_engine, describe
+from activities.engines import tesseract
+from activities.engines.selection import (
+    CHECK_TESSERACT_PSM,
+    build_checker,
+    configured_engine,
+    describe,
+)
+from activities.engines.tesseract import TesseractEngine
 from custody.errors import ConfigurationError
 from custody.settings import Settings
 from custody.state.ocr_config import ConfigRegistry
@@ -53,3 +60,23 @@ def test_pin_needing_other_model_files_is_refused(tmp_path: Path) -> None:
     registry.pin(entry, "operator", "test")
     with pytest.raises(ConfigurationError, match="model files"):
         configured_engine(_settings(tmp_path), registry, "w")
+
+
+def test_redaction_checker_is_tesseract_sparse_beside_pp_ocr() -> None:
+    """The check's second reader is of another family than the workers' engine."""
+    checker = build_checker(Settings(ocr_engine="rapidocr"))
+    assert isinstance(checker, TesseractEngine) and checker.tuning.psm == CHECK_TESSERACT_PSM
+
+
+def test_redaction_checker_missing_tesseract_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fault injected on purpose (no Debian package to remove here): Tesseract's probe
+    fails as it does without the binary, and no view may be made unchecked."""
+
+    def missing() -> tuple[str, Path]:
+        raise RuntimeError("tesseract not found")
+
+    monkeypatch.setattr(tesseract, "tesseract_info", missing)
+    with pytest.raises(ConfigurationError, match="system-deps"):
+        build_checker(Settings(ocr_engine="rapidocr"))

@@ -16,6 +16,7 @@ import pytest
 from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
+from activities.engines.selection import build_checker
 from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.service import Redactor
 from activities.redact.view import SignedView
@@ -47,7 +48,9 @@ class Viewed:
 
 def redactor(settings: Settings, store: ObjectStore, engine: OcrEngine) -> Redactor:
     area = StagingArea(settings.staging_path)
-    return Redactor(store, signer_from_settings(settings), area, lambda: engine, settings.limits)
+    signer = signer_from_settings(settings)
+    checker = lambda: build_checker(settings)  # noqa: E731 - as the workers build it
+    return Redactor(store, signer, area, lambda: engine, settings.limits, checker=checker)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import pytest
 
 import activities.redact.core as core
 from activities.engines.base import OcrEngine
+from activities.engines.selection import build_checker
 from activities.engines.tesseract import TesseractEngine
 from activities.redact.check import Surfaces, find
 from activities.redact.plan import Plan, make_plan
@@ -81,14 +82,15 @@ def test_redaction_bench_counts_views_refusals_and_leaks_per_set(
         "born_digital_dev": documents(born_digital.write_set(tmp_path / "b", 1, "dev")),
     }
     reader, settings = TesseractEngine(1), Settings()
-    clean = figures(sets, DEFAULT_REDACTION, ocr_engine, reader, settings)
+    engines = (ocr_engine, build_checker(settings))
+    clean = figures(sets, DEFAULT_REDACTION, engines, reader, settings)
     assert clean["overall"]["views"] == 2 and clean["overall"]["leaks"] == {}
     assert clean["target_met"] and set(clean["sets"]) == set(sets)
     assert 0 < clean["overall"]["kept_word_share"] < 1  # what redacting cost, as a share
     monkeypatch.setattr(core, "make_plan", _plan_missing_participant)
     monkeypatch.setattr(core, "scan", lambda *_: [])  # and a check that trusts the plan
     one = {"referrals": sets["referrals"]}
-    leaky = figures(one, DEFAULT_REDACTION, ocr_engine, reader, settings)
+    leaky = figures(one, DEFAULT_REDACTION, engines, reader, settings)
     [row] = leaky["per_document"]
     assert row["state"] == "kept" and "participant_id@text-layer:p1" in row["leaks"]
     assert leaky["overall"]["leaks"]["participant_id"] == len(row["leaks"])

@@ -13,6 +13,7 @@ from pathlib import Path
 from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
+from activities.engines.selection import build_checker
 from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.service import Redactor
 from activities.redact.view import SignedView, view_problems
@@ -43,14 +44,21 @@ async def test_redaction_service_signs_a_view_linked_to_the_untouched_record(
     before = store.get(record_key)
     area = StagingArea(settings.staging_path)
     redactor = Redactor(
-        store, signer_from_settings(settings), area, lambda: ocr_engine, settings.limits
+        store,
+        signer_from_settings(settings),
+        area,
+        lambda: ocr_engine,
+        settings.limits,
+        checker=lambda: build_checker(settings),
     )
     signed = redactor.redact(sub.sha256, tenant, DEFAULT_REDACTION, "reviewer@test")
     assert store.get(record_key) == before
     assert signed.view.record_sha256 == hashlib.sha256(before).hexdigest()
     assert view_problems(store, signed, public_keys(store)) == []
     assert signed.view.entries and {e.approved_by for e in signed.view.entries} == {"reviewer@test"}
-    assert signed.view.check.leaks == 0 and signed.view.check.engine == ocr_engine.name
+    assert (
+        signed.view.check.leaks == 0 and signed.view.check.engine == f"{ocr_engine.name}+tesseract"
+    )
     again = redactor.redact(sub.sha256, tenant, DEFAULT_REDACTION, "someone-else")
     assert again == signed  # made once: a second request gets the stored view
     forged = signed.model_copy(update={"view": signed.view.model_copy(update={"entries": []})})
