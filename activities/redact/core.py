@@ -32,7 +32,10 @@ from custody.fields import Extraction
 from custody.models import PageText
 
 #: Rounds of paint-and-read: the first paints the plan, each later one what the last found.
-_ROUNDS = 3
+#: Four, not three, since the check has a second reader: on seed 10 of the redaction
+#: bench three clean views still had a find in round 3 (a word painted elsewhere, found
+#: again) and were refused; with a fourth round all three were kept.
+_ROUNDS = 4
 
 
 @dataclass(frozen=True)
