@@ -71,6 +71,8 @@ class Surfaces:
     #: where the first reading has no word and nothing was painted.
     second_ocr: tuple[str, ...] = ()
     second_pages: tuple[PageText, ...] = ()
+    #: Each image stream's bytes as the file holds them (compressed pixels).
+    pixels: tuple[bytes, ...] = ()
 
 
 def engine_label(engine: OcrEngine, second: OcrEngine | None) -> tuple[str, str]:
@@ -117,7 +119,7 @@ def read_surfaces(
         if second is not None:
             read = (*_boxes(layer), *_boxes(ocr[-1]), *(r.box for r in painted if r.page == index))
             again.append(_beyond(second.recognise(image, index), read))
-    bodies, metadata = _structure(pdf)
+    bodies, metadata, pixels = _structure(pdf)
     name, version = engine_label(engine, second)
     return Surfaces(
         pdf,
@@ -131,6 +133,7 @@ def read_surfaces(
         tuple(ocr),
         tuple(page.text for page in again),
         tuple(again),
+        pixels,
     )
 
 
@@ -194,7 +197,7 @@ def find(
     for index, text in enumerate(surfaces.second_ocr):
         if seen(text, wanted):
             leaks.append(f"ocr2:p{index + 1}")
-    if any(needle in _unnamed(surfaces.pdf) for needle in needles):
+    if any(needle in _unnamed(_outside_images(surfaces)) for needle in needles):
         leaks.append("bytes")
     for body in map(_unnamed, surfaces.bodies):
         if any(n in body for n in needles) or _found(normal(body.decode("latin-1")), wanted):
@@ -263,17 +266,35 @@ def _needles(strings: list[str]) -> set[bytes]:
     return needles
 
 
-def _structure(pdf: bytes) -> tuple[tuple[bytes, ...], str]:
+def _structure(pdf: bytes) -> tuple[tuple[bytes, ...], str, tuple[bytes, ...]]:
     """Every object as PDF syntax (its strings, nested or not), every decompressed stream
-    but images (their pixels are what OCR reads), and the metadata as text."""
-    bodies = []
+    but images (their pixels are what OCR reads), the metadata as text, and each image's
+    stream as the file holds it (left out of the search of the raw bytes)."""
+    bodies, pixels = [], []
     with pikepdf.open(io.BytesIO(pdf)) as doc:
         for obj in doc.objects:
             stream = isinstance(obj, pikepdf.Stream)
             body = obj.stream_dict.unparse() if stream else obj.unparse()
             if stream and obj.get("/Subtype") != pikepdf.Name.Image:
                 body += obj.read_bytes()
+            elif stream:
+                pixels.append(obj.read_raw_bytes())
             bodies.append(body)
         info = " ".join(str(v) for v in doc.docinfo.values()) if "/Info" in doc.trailer else ""
         xmp = doc.Root.Metadata.read_bytes().decode("latin-1") if "/Metadata" in doc.Root else ""
-    return tuple(bodies), info + xmp
+    return tuple(bodies), info + xmp, tuple(pixels)
+
+
+def _outside_images(surfaces: Surfaces) -> bytes:
+    """The view's bytes without its images' compressed pixels: there a removed "YYYY" (a
+    date format's hint) turned up by chance, in no text anyone could read (redaction bench
+    seed 8, a clean view refused); the pixels are searched by both OCR readings."""
+    data = surfaces.pdf
+    for payload in surfaces.pixels:
+        if len(payload) >= _MIN_PIXELS:
+            data = data.replace(payload, b"")
+    return data
+
+
+#: Shorter image streams stay in the search: cutting a few bytes could cut syntax too.
+_MIN_PIXELS = 64

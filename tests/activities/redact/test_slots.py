@@ -8,9 +8,11 @@ tests, word boxes by hand (``test_detect._page``).
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
+import pikepdf
 
 from activities.engines.base import ParamValue
 from activities.pages.raster import GrayPage
@@ -168,3 +170,30 @@ def test_slots_name_spelling_pdf_syntax_is_searched_in_text_not_in_names() -> No
     assert b"/Page" in clean.pdf
     assert find(clean, ["Page", "Width"]) == ()
     assert "text-layer:p1" in find(shown, ["Page"])
+
+
+def _with_image(pixels: bytes, tail: bytes = b"") -> bytes:
+    """A one-page PDF drawing one gray image whose stream holds ``pixels`` unfiltered."""
+    pdf = pikepdf.new()
+    image = pikepdf.Stream(
+        pdf, pixels, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Image,
+        Width=len(pixels), Height=1, ColorSpace=pikepdf.Name.DeviceGray, BitsPerComponent=8,
+    )  # fmt: skip
+    page = pdf.add_blank_page(page_size=(200, 20))
+    page.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Im0=image))
+    page.Contents = pikepdf.Stream(pdf, b"q 200 0 0 20 0 0 cm /Im0 Do Q")
+    out = io.BytesIO()
+    pdf.save(out, compress_streams=False)  # the pixels as given, in the file's bytes
+    return out.getvalue() + tail
+
+
+def test_slots_removed_string_in_image_pixels_is_not_a_byte_leak_but_in_the_file_it_is() -> None:
+    """A removed "YYYY" (a date format's hint) that an image's compressed pixels spell by
+    chance is in no text anyone reads (seed 8 refused a clean view for it); outside the
+    pixels, in the file's own bytes, it is still found."""
+    pixels = bytes(range(100, 164)) + b"YYYY" + bytes(range(100, 164))
+    clean = read_surfaces(_with_image(pixels), _Blind(), 72)
+    assert b"YYYY" in clean.pdf and clean.pixels == (pixels,)
+    assert find(clean, ["YYYY"]) == ()
+    shown = read_surfaces(_with_image(pixels, b"%YYYY\n"), _Blind(), 72)
+    assert find(shown, ["YYYY"]) == ("bytes",)
