@@ -45,6 +45,7 @@ def drawn_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Dra
 
     monkeypatch.setattr(redaction, "figures", figures)
     monkeypatch.setattr("activities.engines.selection.build_engine", lambda _: None)
+    monkeypatch.setattr("activities.engines.selection.build_checker", lambda _: None)
     monkeypatch.setattr("activities.engines.tesseract.TesseractEngine", lambda _: None)
     args = argparse.Namespace(
         corpus=tmp_path, referrals=6, seed=0, sets=name, limit=None, json=True
