@@ -178,6 +178,8 @@ class Redactor:
     def _ocr(self) -> tuple[OcrEngine, OcrEngine | None]:
         with self._engine_lock:  # one of each, built on the first view that needs it
             if self._made_engine is None:
-                self._made_engine = self._engine()
-                self._made_checker = self._checker()
+                # Both or neither: a checker that failed to build (no Tesseract) must fail
+                # the next view too, not let it be checked by the first engine alone.
+                checker, engine = self._checker(), self._engine()
+                self._made_engine, self._made_checker = engine, checker
             return self._made_engine, self._made_checker

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
 from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
@@ -19,11 +20,13 @@ from activities.redact.service import Redactor
 from activities.redact.view import SignedView, view_problems
 from activities.scratch import StagingArea
 from custody import ids
+from custody.errors import ConfigurationError
 from custody.ledger.signing import public_keys, signer_from_settings
 from custody.redactions import view_key
+from custody.stores.local import LocalStore
 from starter.bench.referrals import write_set
 from starter.client.submit import submit, wait
-from tests.helpers import make_settings, running_pipeline
+from tests.helpers import StandInEngine, make_settings, running_pipeline
 
 
 async def test_redaction_service_signs_a_view_linked_to_the_untouched_record(
@@ -65,3 +68,32 @@ async def test_redaction_service_signs_a_view_linked_to_the_untouched_record(
     assert any("signature" in p for p in view_problems(store, forged, public_keys(store)))
     key = view_key(sub.sha256, tenant, DEFAULT_REDACTION.sha256())
     assert SignedView.model_validate_json(store.get(key)) == signed
+
+
+def test_redaction_service_without_its_checker_makes_no_view_on_any_attempt(
+    tmp_path: Path,
+) -> None:
+    """A second reader that cannot be built (fault injected: its factory raises as
+    ``build_checker`` does without Tesseract) fails every view, not only the first."""
+    settings = make_settings(tmp_path, "127.0.0.1:1")  # no server: nothing is sent
+    built: list[str] = []
+
+    def engine() -> OcrEngine:
+        built.append("engine")
+        return StandInEngine()  # type: ignore[return-value]
+
+    def checker() -> OcrEngine | None:
+        raise ConfigurationError(detail="no tesseract")
+
+    redactor = Redactor(
+        LocalStore(tmp_path / "store"),
+        signer_from_settings(settings),
+        StagingArea(settings.staging_path),
+        engine,
+        settings.limits,
+        checker=checker,
+    )
+    for _ in range(2):
+        with pytest.raises(ConfigurationError):
+            redactor._ocr()
+    assert built == []
