@@ -33,7 +33,8 @@ Every view made, kept or refused, is then read by the bench's own pass
 (another engine than the workers'; the check's second reader is Tesseract
 too, but in sparse-text mode, psm 11, where the bench keeps the page
 segmentation it was measured with, psm 3), its text layer, bytes and metadata,
-searched for the true values. JSON, per set under ``sets`` and overall under
+searched for the true values (``--reader easyocr``: EasyOCR's reading instead, an engine
+of neither of the check's families). JSON, per set under ``sets`` and overall under
 ``overall``: ``views`` (all views made), ``refused``, ``refused_clean``
 (refused though no true value was readable in it), ``leaks`` (``{kind: count}``
 of true values readable in a kept view), ``failed`` (other codes),
@@ -72,7 +73,6 @@ _MAX_REFUSED_CLEAN = 0.1
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from activities.engines.selection import build_checker, build_engine
-    from activities.engines.tesseract import TesseractEngine
     from starter.bench import (
         born_digital,
         referrals,
@@ -126,9 +126,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         # Only the sets asked for are drawn: a set left out is never generated.
         sets = {name: make()[: args.limit] for name, make in build.items() if name in wanted}
         engines = (build_engine(settings), build_checker(settings))
-        report = figures(sets, policy, engines, TesseractEngine(1), settings)
+        report = figures(sets, policy, engines, _reader(args, settings), settings)
     emit(args, report, _text(report))
     return Exit.OK if report["target_met"] else Exit.FAILED
+
+
+def _reader(args: argparse.Namespace, settings: Settings) -> OcrEngine:
+    """The bench's own reading: Tesseract (psm 3), or EasyOCR with ``--reader easyocr``."""
+    from activities.engines.tesseract import TesseractEngine
+
+    if getattr(args, "reader", "tesseract") == "easyocr":
+        from activities.engines.base import EasyOcrEngine
+
+        return EasyOcrEngine(settings.effective_torch_threads(), device=settings.ocr_device)
+    return TesseractEngine(1)
 
 
 def _born_digital(root: Path, split: str, count: int) -> Callable[[], list[tuple[Path, Truth]]]:

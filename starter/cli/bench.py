@@ -150,6 +150,13 @@ def _redaction(parser: argparse.ArgumentParser) -> None:
         "--born-digital", type=int, default=6, help="born-digital pages per split (dev, held out)"
     )
     parser.add_argument("--sets", default=None, help="comma-separated sets to run (default: all)")
+    parser.add_argument(
+        "--reader",
+        choices=("tesseract", "easyocr"),
+        default="tesseract",
+        help="the engine of the bench's own search: tesseract (psm 3) or easyocr (a third"
+        " family beside the check's two; the easyocr extra)",
+    )
 
 
 def _ledger(parser: argparse.ArgumentParser) -> None:

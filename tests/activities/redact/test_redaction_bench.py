@@ -9,6 +9,7 @@ true value the view still holds.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from activities.redact.policy import DEFAULT_REDACTION, RedactionPolicy
 from custody.fields import Extraction
 from custody.models import PageText
 from custody.settings import Settings
-from starter.bench import born_digital
+from starter.bench import born_digital, redaction
 from starter.bench.redaction import documents, figures
 from starter.bench.redaction_truth import truth_leaks, variants
 from starter.bench.referrals import write_set
@@ -95,3 +96,19 @@ def test_redaction_bench_counts_views_refusals_and_leaks_per_set(
     assert row["state"] == "kept" and "participant_id@text-layer:p1" in row["leaks"]
     assert leaky["overall"]["leaks"]["participant_id"] == len(row["leaks"])
     assert not leaky["target_met"]
+
+
+def test_redaction_bench_reader_is_tesseract_unless_easyocr_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--reader easyocr`` searches with EasyOCR, of neither of the check's families
+    (a stand-in class records the call: loading torch here would cost the suite ~10 s;
+    the engine itself is tested in tests/activities/engines)."""
+    settings = Settings()
+    assert isinstance(redaction._reader(argparse.Namespace(), settings), TesseractEngine)
+    made: list[str] = []
+    monkeypatch.setattr(
+        "activities.engines.base.EasyOcrEngine", lambda *a, **k: made.append(k["device"])
+    )
+    redaction._reader(argparse.Namespace(reader="easyocr"), settings)
+    assert made == [settings.ocr_device]
