@@ -13,7 +13,6 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.approval import ApprovalActivities
-from activities.engines.selection import build_checker, build_engine
 from activities.output import OutputActivities
 from activities.publish import PublishActivities
 from activities.redact.service import Redactor
@@ -59,14 +58,7 @@ def io_activities(
     publish = PublishActivities(store, signer)
     release = ReleaseActivities(store, area, signer, settings)
     # Views OCR their painted pages: the engine loads on this worker's first view.
-    views = Redactor(
-        store,
-        signer,
-        area,
-        lambda: build_engine(settings),
-        settings.limits,
-        checker=lambda: build_checker(settings),
-    )
+    views = Redactor.configured(store, signer, area, settings)
     redact = RedactActivities(store, views)
     review = ReviewActivities(store, signer)
     review_pages = ReviewPages(store, area, settings.limits)

@@ -65,17 +65,15 @@ CHECK_TESSERACT_PSM = 11
 def build_checker(settings: Settings) -> OcrEngine:
     """The engine the redaction check reads each view with besides the workers' own: one
     of another family, whose misses differ (``activities.redact.check``)."""
-    engine: Engine
     if settings.ocr_engine in ("tesseract", "hybrid"):
         return RapidOcrEngine(1, device=settings.ocr_device)
     try:
-        engine = TesseractEngine(1, psm=CHECK_TESSERACT_PSM)
+        return TesseractEngine(1, psm=CHECK_TESSERACT_PSM)
     except RuntimeError as err:  # no binary, or no 'eng' data: no view is made unchecked
         raise ConfigurationError(
             detail="the redaction check reads each view with Tesseract too, and it is not"
             " usable here: `make system-deps` (apt-get install tesseract-ocr)"
         ) from err
-    return engine
 
 
 def build_recorded(

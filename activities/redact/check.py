@@ -75,21 +75,15 @@ class Surfaces:
     pixels: tuple[bytes, ...] = ()
 
 
-def engine_label(engine: OcrEngine, second: OcrEngine | None) -> tuple[str, str]:
+def _engine_label(engine: OcrEngine, second: OcrEngine | None) -> tuple[str, str]:
     """The check's engines as one name and one version: ``rapidocr+tesseract``."""
     if second is None:
         return engine.name, engine.version
     return f"{engine.name}+{second.name}", f"{engine.version}+{second.version}"
 
 
-def check_view(
-    pdf: bytes,
-    secrets: Iterable[str],
-    engine: OcrEngine,
-    dpi: int,
-    second: OcrEngine | None = None,
-) -> CheckReport:
-    return report(read_surfaces(pdf, engine, dpi, second), secrets)
+def check_view(pdf: bytes, secrets: Iterable[str], engine: OcrEngine, dpi: int) -> CheckReport:
+    return report(read_surfaces(pdf, engine, dpi), secrets)
 
 
 def report(surfaces: Surfaces, secrets: Iterable[str]) -> CheckReport:
@@ -120,7 +114,7 @@ def read_surfaces(
             read = (*_boxes(layer), *_boxes(ocr[-1]), *(r.box for r in painted if r.page == index))
             again.append(_beyond(second.recognise(image, index), read))
     bodies, metadata, pixels = _structure(pdf)
-    name, version = engine_label(engine, second)
+    name, version = _engine_label(engine, second)
     return Surfaces(
         pdf,
         tuple(layer.text for layer in layers),

@@ -20,7 +20,6 @@ from contextlib import AbstractContextManager
 from functools import cache
 from typing import TYPE_CHECKING
 
-from activities.engines.selection import build_checker, build_engine
 from activities.heartbeat import heartbeating
 from activities.redact.check import view_pages
 from activities.redact.plan import Region, kept_pages
@@ -56,14 +55,7 @@ def redacted_files(
 
     @cache
     def view() -> RedactionView:
-        redactor = Redactor(
-            store,
-            signer,
-            area,
-            lambda: build_engine(settings),
-            settings.limits,
-            checker=lambda: build_checker(settings),
-        )
+        redactor = Redactor.configured(store, signer, area, settings)
         with _beating(_MAKE_DEADLINE_S):
             return redactor.redact(src.sha256, p.tenant, DEFAULT_REDACTION, p.actor).view
 

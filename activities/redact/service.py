@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from activities.engines.base import OcrEngine
+from activities.engines.selection import build_checker, build_engine
 from activities.inspect.sandboxed import iter_pages_sandboxed
 from activities.redact.core import Made, make_view
 from activities.redact.policy import RedactionPolicy
@@ -36,7 +37,7 @@ from custody.redactions import (
     view_pdf_key,
     view_text_key,
 )
-from custody.settings import Limits
+from custody.settings import Limits, Settings
 from custody.state.egress import append_once
 from custody.stores import ObjectStore
 
@@ -61,6 +62,21 @@ class Redactor:
         self._made_checker: OcrEngine | None = None
         self._engine_lock = threading.Lock()  # views made at once on a worker's threads
         self._limits = limits
+
+    @classmethod
+    def configured(
+        cls, store: ObjectStore, signer: Signer, area: StagingArea, settings: Settings
+    ) -> Redactor:
+        """As the workers make views: the settings' OCR engine and its check's second
+        reader (``build_checker``), each built on the first view."""
+        return cls(
+            store,
+            signer,
+            area,
+            lambda: build_engine(settings),
+            settings.limits,
+            checker=lambda: build_checker(settings),
+        )
 
     def redact(
         self, sha256: str, tenant: str | None, policy: RedactionPolicy, approved_by: str

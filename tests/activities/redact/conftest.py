@@ -17,14 +17,16 @@ from temporalio.client import Client
 
 from activities.engines.base import OcrEngine
 from activities.engines.selection import build_checker
+from activities.pages.raster import GrayPage, to_gray
 from activities.redact.policy import DEFAULT_REDACTION
 from activities.redact.service import Redactor
 from activities.redact.view import SignedView
 from activities.scratch import StagingArea
 from custody.ledger.signing import signer_from_settings
+from custody.models import PageText
 from custody.settings import Settings
 from custody.stores import ObjectStore
-from starter.bench.referrals import write_set
+from starter.bench.referrals import generate, write_set
 from starter.client.submit import submit, wait
 from tests.helpers import make_settings, running_pipeline
 
@@ -72,3 +74,12 @@ async def viewed(
     made = redactor(settings, store, ocr_engine)
     signed = made.redact(sub.sha256, tenant, DEFAULT_REDACTION, APPROVER)
     return Viewed(settings, store, tenant, sub.sha256, truth, signed, ocr_engine)
+
+
+@pytest.fixture(scope="module")
+def letter(ocr_engine: OcrEngine) -> tuple[list[GrayPage], list[PageText]]:
+    """Referral 2 of set 7 (``starter.bench.referrals``): its page images and the real
+    engine's words, once per module."""
+    ref = generate(2, 7)
+    images = [to_gray(page) for page in ref.pages]
+    return images, [ocr_engine.recognise(image, n) for n, image in enumerate(images)]

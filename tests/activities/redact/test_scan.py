@@ -15,7 +15,7 @@ import json
 import pytest
 
 from activities.engines.base import OcrEngine
-from activities.pages.raster import GrayPage, to_gray
+from activities.pages.raster import GrayPage
 from activities.redact.core import make_view
 from activities.redact.detect import RECOGNISERS
 from activities.redact.lines import Tok, page_lines
@@ -23,18 +23,10 @@ from activities.redact.plan import make_plan, normal
 from activities.redact.policy import DEFAULT_REDACTION
 from custody.errors import IdentifierFound
 from custody.models import PageText, Word
-from starter.bench.referrals import generate
 from tests.helpers import StandInEngine
 
 pytestmark = pytest.mark.slow
 DPI = 200
-
-
-@pytest.fixture(scope="module")
-def letter(ocr_engine: OcrEngine) -> tuple[list[GrayPage], list[PageText]]:
-    ref = generate(2, 7)
-    images = [to_gray(page) for page in ref.pages]
-    return images, [ocr_engine.recognise(image, n) for n, image in enumerate(images)]
 
 
 def test_redaction_scan_paints_what_the_plan_never_saw(

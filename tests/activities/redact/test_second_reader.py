@@ -8,29 +8,19 @@ sparse mode), against the bench's own reading (Tesseract, psm 3).
 
 from __future__ import annotations
 
-import pytest
-
 from activities.engines.base import OcrEngine
 from activities.engines.selection import build_checker
 from activities.engines.tesseract import TesseractEngine
-from activities.pages.raster import GrayPage, to_gray
+from activities.pages.raster import GrayPage
 from activities.redact.check import read_surfaces
 from activities.redact.core import make_view
 from activities.redact.plan import make_plan, normal
 from activities.redact.policy import DEFAULT_REDACTION
 from custody.models import PageText, Word
 from custody.settings import Settings
-from starter.bench.referrals import generate
 from tests.helpers import StandInEngine
 
 DPI = 200
-
-
-@pytest.fixture(scope="module")
-def letter(ocr_engine: OcrEngine) -> tuple[list[GrayPage], list[PageText]]:
-    ref = generate(2, 7)
-    images = [to_gray(page) for page in ref.pages]
-    return images, [ocr_engine.recognise(image, n) for n, image in enumerate(images)]
 
 
 class _MissesALine(StandInEngine):
