@@ -124,7 +124,7 @@ def _from_statements(lines: Sequence[Line], marks: dict[int, list[Mark]]) -> lis
         for mark in page_marks:
             words = tuple(_statement(mark, [line for line in lines if line.page == page]))
             if words and speaks_of_consent(joined(words)):
-                said.append((polarity(joined(words)), mark.ink, words))
+                said.append((polarity(joined(words), ticked=True), mark.ink, words))
     found = []
     for answer, ink, words in said:
         if ink <= EMPTY:

@@ -59,3 +59,49 @@ def test_speaks_of_consent_finds_wordings_without_the_word() -> None:
     """Consent has no single word: agreeing and permission speak of it too."""
     assert speaks_of_consent("The participant agreed to the sharing of these notes.")
     assert not speaks_of_consent("Please offer an outpatient appointment.")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Consent for research sharing is pending.",
+        "Consent will be sought at the first visit.",
+        "Consent to be confirmed at clinic.",
+        "We have yet to obtain consent.",
+        "Consent status unknown.",
+        "She was asked whether she would consent to sharing and said no.",
+        "Please obtain consent before sharing.",
+        "If the patient does consent, please forward.",
+        "The patient lacks capacity to consent.",
+        "Consent form enclosed.",
+        "He has been asked about consent.",
+    ],
+)
+def test_consent_named_but_not_given_is_unsure_never_true(sentence: str) -> None:
+    """Not negated is not given: a hypothetical, a question still open, or consent only
+    named (ConText's hypothetical and uncertain cues; an affirmation needed for true).
+    Each of these read as true before."""
+    assert polarity(sentence) is None
+
+
+def test_a_refusal_out_of_the_windows_reach_or_across_but_leaves_a_yes_unsure() -> None:
+    """The sixth generator's letter, read as given at 0.95 before: the refusal is seven
+    words after "Consent". A withdrawal after "but" undoes what came before it."""
+    assert polarity("Consent to share his details for research was refused.") is None
+    assert polarity("Her mother consented on her behalf but she later withdrew.") is None
+    assert polarity("He opted out of the research register consent.") is False
+
+
+def test_affirmations_in_their_own_words_are_true() -> None:
+    """A verb of consent with its subject, or a target affirmed in its clause."""
+    assert polarity("Mrs Jones has consented to her records being shared.") is True
+    assert polarity("He gave his permission for the notes to be shared on 03.04.2026.") is True
+    assert polarity("He agreed that his notes may be shared.") is True
+
+
+def test_a_ticked_statement_is_affirmed_by_its_tick() -> None:
+    """A box's statement need not say "given": the tick does; unsure cues still hold."""
+    assert polarity("Consent to share with the research team", ticked=True) is True
+    assert polarity("Consent to share with the research team") is None
+    assert polarity("Consent pending", ticked=True) is None
+    assert polarity("Consent to share declined", ticked=True) is False
