@@ -135,8 +135,7 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
                     e for first, es in by_first.items() if _word_score(word, first) for e in es
                 )
             for _, kind, parts, colon, variant in near[word]:
-                score = _match(words, start, parts)
-                end = start + len(parts)
+                score, end = _match(words, start, parts)
                 if score and not _together(line.tokens[start:end]):
                     score = 0.0  # "Consent | Given": a cell's label and the next cell's value
                 if colon and score and not _colon_or_alone(line.tokens, start, end):
@@ -190,16 +189,27 @@ def _colon_or_alone(tokens: Sequence[Token], start: int, end: int) -> bool:
     return before and after
 
 
-def _match(words: list[str], start: int, parts: tuple[str, ...]) -> float:
-    if start + len(parts) > len(words):
-        return 0.0
-    worst = 1.0
+#: Words a label may hold between its listed words ("Reason for this referral", "Date of
+#: the request"): a label's wording with them is the same label.
+_FILLERS = frozenset({"this", "the", "your", "our"})
+
+
+def _match(words: list[str], start: int, parts: tuple[str, ...]) -> tuple[float, int]:
+    """How well the words from ``start`` fit the wording ``parts``, and where the fit ends
+    (one filler word may stand between two of its words)."""
+    worst, at, skipped = 1.0, start, False
     for i, part in enumerate(parts):
-        score = _word_score(words[start + i], part)
+        if at >= len(words):
+            return 0.0, start
+        score = _word_score(words[at], part)
+        if not score and i and not skipped and words[at] in _FILLERS and at + 1 < len(words):
+            at, skipped = at + 1, True
+            score = _word_score(words[at], part)
         if not score:
-            return 0.0
+            return 0.0, start
         worst = min(worst, score)
-    return worst
+        at += 1
+    return worst, at
 
 
 def candidates(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Candidate]:

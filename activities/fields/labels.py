@@ -66,7 +66,7 @@ _ROLES = (
     *("clinician", "physician", "doctor", "GP", "consultant", "practitioner", "provider"),
     *("professional", "health professional", "HCP", "specialist", "surgeon", "nurse"),
 )
-_WHO = ("Referring", "Requesting", "Ordering", "Responsible", "Sending", "Submitting")
+_WHO = ("Referring", "Requesting", "Ordering", "Responsible", "Sending", "Submitting", "Treating")
 #: Where a referral comes from, as forms put it beside a place's word.
 _ORIGIN = ("Referring", "Requesting", "Sending", "Source", "Originating", "Sender's")
 #: What a referral is about: its head nouns, and the phrases around them.
@@ -162,6 +162,7 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
     "clinician": (
         *(f"{who} {role}" for who in _WHO for role in _ROLES),
         *(f"{role} referring" for role in _ROLES),
+        *(f"{role} in charge" for role in _ROLES),
         *(f"Name of {who.lower()} {role}" for who in _WHO[:2] for role in _ROLES),
         "Author",
         "Author:",
@@ -276,6 +277,15 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
     ),
     #: Who sent a fax or a memo: a clinic, a clinician, or both ("Dr Jones, Castlegate Surgery").
     "sender": ("From:", "Sender:", "Sent by"),
+    #: The patient's own doctor, printed beside the referrer's name: never the referrer's.
+    "own_gp": ("Usual GP", "Registered GP", "Patient's GP", "Own GP", "Regular GP"),
+    #: Other people a form names beside the referrer: who checked, typed or witnessed it.
+    "other_person": (
+        *(f"{done} by" for done in ("Checked", "Form checked", "Typed", "Transcribed")),
+        *(f"{done} by" for done in ("Dictated", "Witnessed", "Verified", "Interpreted")),
+        "Next of kin",
+        "Copy to",
+    ),
     "name": ("Patient name", "Pt name", "Participant name", "Full name", "Name:", "Patient:"),
     "other": tuple(
         f"{word}:"

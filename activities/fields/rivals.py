@@ -43,7 +43,7 @@ GENERIC = frozenset(
 #: is as likely the label's: the label does not single the value out.
 AS_NEAR = 1.5
 _PHRASE_GAP = 2.0  # word heights: words further apart on a line are separate phrases
-_TITLE = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\.?$", re.I)
+_TITLE = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Sister|Sr)\.?$", re.I)
 _ID_SHAPE = re.compile(r"^[A-Za-z]{0,6}[-/.#_]?[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[-/._][A-Za-z0-9]+)*$")
 
 

@@ -58,7 +58,12 @@ _PARTICLES = frozenset(
         *("bin", "binti", "bint", "ibn", "ap", "al", "el", "ten", "ter", "y", "zu", "and"),
     )
 )
-_TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx)\b\.?", re.I)
+_TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Sister|Sr)\b\.?", re.I)
+#: A label's first words: one ending in a colon among them makes the line a label's.
+_LABEL_WORDS = 5
+#: Letters after a name that are a qualification ("MRCP", "DO", "PhD", "FRCS(Ed)"): kept
+#: with the name after its comma, since the page prints them as part of it.
+_POST_NOMINAL = re.compile(r"^(?:[A-Z]{2,6}|PhD|MBChB|MBBS|BSc|MSc|MPH|FRCS\(\w+\)|MB|ChB)[.,]?$")
 
 
 def date(tokens: Sequence[Token]) -> Parsed | None:
@@ -110,8 +115,10 @@ def text(tokens: Sequence[Token]) -> Parsed | None:
         return None  # empty, or the next label of a list rather than a value
     if tokens[0].text.lower() in _VERBS:
         return None  # "The main concern is worsening ...": a sentence, read as one
-    if tokens[0].text.endswith(":"):
-        return None  # "Note: The patient has ...": another label's line, not this one's value
+    if any(t.text.endswith(":") for t in tokens[:_LABEL_WORDS]):
+        # "Note: The patient has ...", "Agrees to information sharing: ...": another
+        # label's line, whether or not a label list knows its wording
+        return None
     checked = check(tokens, english)
     plausible = not checked.doubt and checked.confidence >= WORD_BAR
     sure = checked.confidence * (1.0 if plausible else IMPLAUSIBLE)
@@ -142,7 +149,7 @@ def person(tokens: Sequence[Token]) -> Parsed | None:
     """
     cut = next((i for i, t in enumerate(tokens) if t.text.endswith(",")), None)
     if cut is not None and cut >= 1:
-        tokens = tokens[: cut + 1]
+        tokens = tokens[: cut + 1 + len(_qualifications(tokens[cut + 1 :]))]
     parsed = text(tokens)
     if parsed is None:
         return None
@@ -161,6 +168,15 @@ def person(tokens: Sequence[Token]) -> Parsed | None:
         return value, parsed[1], parsed[2]
     named = any(w.isalpha() and not english(w) for w in bare)
     return value, parsed[1], parsed[2] * (0.97 if named else IMPLAUSIBLE)
+
+
+def _qualifications(tokens: Sequence[Token]) -> Sequence[Token]:
+    """The qualifications printed after a name's comma ("Rosalind Fenwick, DO", "J. Amis,
+    MRCP, FRCR"), all of the words that follow or none: a role ("GP") or a clinic after
+    the comma ends the name there."""
+    if not tokens or any(t.text.strip(".,").lower() in _ROLES for t in tokens):
+        return ()
+    return tokens if all(_POST_NOMINAL.match(t.text) for t in tokens) else ()
 
 
 def place(tokens: Sequence[Token]) -> Parsed | None:
