@@ -55,6 +55,8 @@ _SAME = {
     "center": "centre",
     "organization": "organisation",
 }
+#: A word OCR read with a box's glyph before it: an option, never a label's word.
+_BOXED = re.compile(r"^[\u2610-\u2612\u25a0-\u25a1\u2713-\u2718\[\]]")
 _WIDE = 2.0  # label heights: a gap wider than this ends a value's run of words
 
 
@@ -140,6 +142,8 @@ def find_anchors(lines: Sequence[Line], labels: Mapping[str, Sequence[str]]) -> 
                     score = 0.0  # "Consent | Given": a cell's label and the next cell's value
                 if colon and score and not _colon_or_alone(line.tokens, start, end):
                     score = 0.0
+                if score and any(_BOXED.match(t.text) for t in line.tokens[start + 1 : end]):
+                    score = 0.0  # "Consent: ☑Given Declined": a box starts an option
                 if score > 0:
                     printed = tuple(line.tokens[start:end])
                     found.append(Anchor(kind, n, start, end, score, printed, variant))

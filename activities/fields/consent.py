@@ -8,6 +8,8 @@ Evidence comes three ways, each a yes, a no, or *unsure*:
 - **Ticked statements** ("[x] The patient does not consent to ..."): each
   box's statement says yes or no (``negation``); a marked box gives its
   statement's answer, a smudged one is unsure, an empty one says nothing.
+- **Columns** headed "Yes" and "No" with a box under each on a question's row:
+  the inked column answers the question as it is asked.
 - **Sentences** of a letter ("Consent to share these notes has NOT been
   given."), read by the same negation rules.
 
@@ -55,6 +57,7 @@ def read_consent(
     found = [
         *answered.values(),
         *_from_statements(lines, marks),
+        *_from_columns(lines, marks),
         *_from_sentences(lines, marks, set(answered)),
     ]
     seen = bool(own) or any(speaks_of_consent(line.text) for line in lines)
@@ -136,9 +139,61 @@ def _from_statements(lines: Sequence[Line], marks: dict[int, list[Mark]]) -> lis
         # over a word then counts little. A statement alone is only as sure as its words.
         ocr = ocr_confidence(words)
         paired = any(a is not None and a != answer and i <= EMPTY for a, i, _ in said)
-        conf = STATEMENT * ((0.9 + 0.1 * ocr) if paired else LONE * ocr)
+        # Paired, they are a question's two options (one inked, one empty), as sure.
+        conf = OPTIONS * (0.9 + 0.1 * ocr) if paired else STATEMENT * LONE * ocr
         found.append(_Evidence(answer, Reading(answer, words, conf, "checkbox:statement")))
     return found
+
+
+def _from_columns(lines: Sequence[Line], marks: dict[int, list[Mark]]) -> list[_Evidence]:
+    """A question about consent with its answers' boxes in columns headed "Yes" and "No"
+    ("Permission to share records - does the patient agree?  [ ] [x]" under "Yes No"): the
+    column whose box is inked, every other's empty, answers the question as it is asked."""
+    found = []
+    for n, line in enumerate(lines):
+        boxes = _row_boxes(line, marks.get(line.page, []))
+        words = [t for t in line.tokens if t.x1 <= min((b.box[0] for b in boxes), default=0)]
+        if len(boxes) < 2 or not words or not speaks_of_consent(joined(words)):
+            continue
+        header = _column_header(lines, n, boxes)
+        if header is None:
+            continue
+        asked = polarity(joined(words).replace("?", " "), ticked=True)
+        inked = [v for v, b in zip(header, boxes, strict=True) if b.ink >= MARKED]
+        empty = [b for b in boxes if b.ink <= EMPTY]
+        if asked is None or len(inked) != 1 or len(empty) != len(boxes) - 1:
+            found.append(_Evidence(None, None))
+            continue
+        value = inked[0] if asked else not inked[0]
+        sure = OPTIONS * (0.9 + 0.1 * ocr_confidence(words))
+        found.append(_Evidence(value, Reading(value, tuple(words), sure, "checkbox:column")))
+    return found
+
+
+def _row_boxes(line: Line, marks: Sequence[Mark]) -> list[Mark]:
+    """The boxes on the line's row right of its first word, left to right."""
+    x0, y0, _, y1 = span(line.tokens)
+    on_row = [m for m in marks if m.box[1] < y1 and y0 < m.box[3] and m.box[0] > x0]
+    return sorted(on_row, key=lambda m: m.box[0])
+
+
+def _column_header(lines: Sequence[Line], n: int, boxes: Sequence[Mark]) -> list[bool] | None:
+    """The answers heading the boxes' columns: the nearest line above made of answer words
+    only, one over each box (its centre within a box's width), yes and no both there."""
+    for line in reversed([ln for ln in lines[:n] if ln.page == lines[n].page]):
+        answers = [consent_word(t.text) for t in line.tokens]
+        if None in answers:
+            continue
+        heads = []
+        for box in boxes:
+            mid, side = (box.box[0] + box.box[2]) / 2, max(1, box.box[2] - box.box[0])
+            over = [a for t, a in zip(line.tokens, answers, strict=True)
+                    if abs((t.x0 + t.x1) / 2 - mid) <= 1.5 * side]  # fmt: skip
+            heads.append(over[0] if len(over) == 1 else None)
+        if None in heads or len(set(heads)) < 2:
+            return None
+        return [bool(h) for h in heads]
+    return None
 
 
 def _statement(mark: Mark, lines: Sequence[Line]) -> list[Token]:

@@ -26,8 +26,9 @@ none: a target must be **affirmed** to be true ("given", "obtained",
 "I consent"; "Consent form enclosed." affirms nothing); a **hypothetical or
 uncertain** cue anywhere in the sentence ("pending", "will be sought", "if",
 "whether", "lacks capacity", "yet") leaves it unsure; and a refusal beyond the
-window but in the same sentence ("Consent to share his details for research was
-refused.", or "consented, but later withdrew") leaves it unsure, never true.
+window is a refusal when it is the clause's own verb and nothing there affirms
+("Permission to pass these notes on was refused."), and leaves a "yes" unsure
+anywhere else in the sentence ("consented, but later withdrew"), never true.
 A ticked box's statement is affirmed by its tick (``ticked=True``), so only the
 last two rules apply to it.
 """
@@ -142,9 +143,14 @@ def _verdict(text: str, target: re.Match[str], ticked: bool) -> bool | None:
         + " "
         + _clause_after(text[target.end() :], None)
     )
+    affirmed = _affirmed(target, glued.group() if glued else "", before, after)
+    if _REFUSALS.search(_clause_after(text[target.end() :], None)) and not affirmed:
+        # "Permission to pass these notes on was refused": the clause's verb refuses what
+        # it names, however far after; after "consented", it is a conflict (below)
+        return False
     if _AFTER.search(clause) or _BEFORE.search(clause) or _REFUSALS.search(text):
         return None  # a refusal out of the window's reach, or in the sentence's other clause
-    if ticked or _affirmed(target, glued.group() if glued else "", before, after):
+    if ticked or affirmed:
         return True
     return None  # "Consent form enclosed.": consent named, never given
 

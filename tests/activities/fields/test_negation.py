@@ -84,10 +84,13 @@ def test_consent_named_but_not_given_is_unsure_never_true(sentence: str) -> None
     assert polarity(sentence) is None
 
 
-def test_a_refusal_out_of_the_windows_reach_or_across_but_leaves_a_yes_unsure() -> None:
+def test_a_refusal_out_of_the_windows_reach_refuses_and_across_but_leaves_a_yes_unsure() -> None:
     """The sixth generator's letter, read as given at 0.95 before: the refusal is seven
-    words after "Consent". A withdrawal after "but" undoes what came before it."""
-    assert polarity("Consent to share his details for research was refused.") is None
+    words after "Consent", the clause's own verb, so it refuses; after "consented" it is a
+    conflict. A withdrawal after "but" undoes what came before it."""
+    assert polarity("Consent to share his details for research was refused.") is False
+    assert polarity("Permission to pass these notes on was refused at the last visit.") is False
+    assert polarity("She has consented to share her notes, having previously declined.") is None
     assert polarity("Her mother consented on her behalf but she later withdrew.") is None
     assert polarity("He opted out of the research register consent.") is False
 

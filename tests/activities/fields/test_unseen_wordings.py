@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from activities.fields import extract
 from custody.fields import DocType, FoundField
+from custody.models import Mark
 from tests.activities.fields.pages import Row, placed, row_of
 
 
@@ -68,3 +69,42 @@ def test_a_label_holds_one_filler_word() -> None:
         "reason",
     )
     assert (found.status, found.value) == ("found", "Night sweats")
+
+
+def _consent(rows: list[Row], marks: list[Mark]) -> FoundField:
+    return extract([placed(rows, marks=marks)], declared=DocType.REFERRAL).fields["consent"]
+
+
+def test_consent_from_a_yes_no_column_grid_answers_the_question_as_asked() -> None:
+    """Boxes under "Yes" and "No" on a question's row: the inked column answers it; asked
+    the other way round ("refused consent"), a yes refuses. Review before: nothing read the
+    columns."""
+    rows = [
+        [("Yes", 1200), ("No", 1400)],
+        row_of("Does the patient agree to share these notes?", 100),
+        row_of("Has the patient refused consent to sharing?", 100),
+    ]
+
+    def boxes(y: int, yes: float, no: float) -> list[Mark]:
+        return [
+            Mark(box=[1215, y, 1245, y + 30], ink=yes),
+            Mark(box=[1405, y, 1435, y + 30], ink=no),
+        ]
+
+    asked = _consent(rows[:2], boxes(180, 0.0, 0.4))
+    assert (asked.status, asked.value, asked.method) == ("found", False, "checkbox:column")
+    asked = _consent(rows[:2], boxes(180, 0.4, 0.0))
+    assert (asked.status, asked.value) == ("found", True)
+    objected = _consent([rows[0], rows[2]], boxes(180, 0.4, 0.0))
+    assert (objected.status, objected.value) == ("found", False)
+    smudged = _consent(rows[:2], boxes(180, 0.4, 0.06))
+    assert (smudged.status, smudged.value) == ("review", None)
+
+
+def test_a_box_glyph_read_into_an_option_is_not_a_labels_word() -> None:
+    """ "Consent: ☑Given Declined": the label is "Consent:", not "Consent given" (which ate
+    the inked option and left the question unanswered)."""
+    rows = [[("Consent:", 100), ("\u2611Given", 300), ("\u2610Declined", 500)]]
+    marks = [Mark(box=[300, 100, 330, 130], ink=0.4), Mark(box=[500, 100, 530, 130], ink=0.0)]
+    found = _consent(rows, marks)
+    assert (found.status, found.value) == ("found", True)
