@@ -54,13 +54,17 @@ _EVENTS = (
 _STUDY_HEADS = _listed(
     """Participant, Study participant, Trial participant, Research participant, Subject,
     Study subject, Study, Trial, Research, Enrolment, Randomisation, Screening, Volunteer,
-    Cohort, Patient study, Registration"""
+    Cohort, Patient study, Registration, Cohort member, Study member, Trial member,
+    Enrollee"""
 )
 _STUDY_TAILS = ("ID", "No", "Code", "Ref", "Identifier")
 
 #: What a referral's date dates, and what was done to it on that date.
 _DATED = ("Referral", "Letter", "Request", "Referral letter", "Referral form")
-_DONE = ("raised", "made", "sent", "written", "issued", "created", "completed", "dated", "date")
+_DONE = (
+    *("raised", "made", "sent", "written", "issued", "created", "completed", "dated", "date"),
+    *("dispatched", "submitted", "signed", "generated"),
+)
 #: Who wrote a referral, by role, and how a form asks for them.
 _ROLES = (
     *("clinician", "physician", "doctor", "GP", "consultant", "practitioner", "provider"),
@@ -265,6 +269,8 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         "Date dictated",
         "Dictated:",
         "Date typed",
+        "Forwarded:",
+        "Forwarded on",
         "Typed:",
         "Next appointment",
         "Printed on",

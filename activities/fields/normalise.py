@@ -103,6 +103,11 @@ def _day_and_month(text: str) -> list[tuple[int, int]]:
     return pairs + [(int(m.group(1)), int(m.group(2))) for m in _DMY_SPACED.finditer(fixed)]
 
 
+def month_first_note(text: str) -> bool:
+    """Whether ``text`` holds a format note that puts the month first, and none the day."""
+    return bool(_MONTH_FIRST_NOTE.search(text)) and not _DAY_FIRST_NOTE.search(text)
+
+
 def month_first(text: str) -> bool:
     """Whether ``text`` prints dates month first: a format note says so, or a numeric date
     reads only that way ("07/16/1952", whose second number is no month)."""

@@ -29,6 +29,7 @@ from activities.fields.normalise import (
     day_month_swappable,
     edit_distance,
     month_first,
+    month_first_note,
     plain_text,
 )
 from activities.fields.rivals import Rival, claimed, contested, rivals, unexplained
@@ -140,8 +141,33 @@ def _day_or_month(readings: list[Reading], lines: Sequence[Line]) -> list[Readin
     if day_first(text) and not month_first(text):
         return readings
     return [
-        replace(r, contested=True) if day_month_swappable(joined(r.tokens)) else r for r in readings
+        _month_first(r)
+        if _noted_month_first(r, lines)
+        else replace(r, contested=True)
+        if day_month_swappable(joined(r.tokens))
+        else r
+        for r in readings
     ]
+
+
+def _noted_month_first(reading: Reading, lines: Sequence[Line]) -> bool:
+    """Whether the date's own label says it prints the month first ("Referral date
+    (MM/DD/YYYY): 12/05/2025"): its line's words before the date hold the note."""
+    first = reading.tokens[0]
+    line = next((ln for ln in lines if first in ln.tokens), None)
+    if line is None or not isinstance(reading.value, str):
+        return False
+    before = line.tokens[: line.tokens.index(first)]
+    return bool(before) and month_first_note(joined(before))
+
+
+def _month_first(reading: Reading) -> Reading:
+    """A numeric date read day first, read again month first as its label says: the two
+    swap only where both read as months, so the swap is a date."""
+    if not day_month_swappable(joined(reading.tokens)):
+        return reading
+    year, month, day = str(reading.value).split("-")
+    return replace(reading, value=f"{year}-{day}-{month}")
 
 
 def _weaker(reading: Reading, share: float) -> Reading:

@@ -70,16 +70,23 @@ def test_date_under_its_label_is_read_though_a_neighbour_column_is_far_right() -
 
 
 def test_swappable_date_goes_to_review_on_a_page_that_prints_months_first() -> None:
-    """04/05/2026 under a "(MM/DD/YYYY)" note, or beside a DOB only month first reads
-    (11/23/1970), may be April or May: review, never a guess."""
+    """04/05/2026 beside a DOB only month first reads (11/23/1970) may be April or May:
+    review, never a guess. Under its own label's "(MM/DD/YYYY)" note it is April 5th, as
+    the note says; a note elsewhere on the page leaves it unsure."""
     noted = [[("Referral", 100), ("Date", 280), ("(MM/DD/YYYY):", 400), ("04/05/2026", 760)]]
+    assert (_field(noted, "referral_date").status, _field(noted, "referral_date").value) == (
+        "found",
+        "2026-04-05",
+    )
     beside = [
         [("Referral", 100), ("Date:", 280), ("04/05/2026", 760)],
-        [("Date", 100), ("of", 200), ("Birth:", 260), ("11/23/1970", 760)],
+        [("Date", 100), ("of", 200), ("Birth", 260), ("(MM/DD/YYYY):", 400), ("11/03/1970", 760)],
     ]
-    for rows in (noted, beside):
-        found = _field(rows, "referral_date")
-        assert (found.status, found.value) == ("review", None)
+    found = _field(beside, "referral_date")
+    assert (found.status, found.value) == ("review", None)
+    beside[1][-1] = ("11/23/1970", 760)
+    found = _field(beside, "referral_date")
+    assert (found.status, found.value) == ("review", None)
 
 
 def test_swappable_date_is_read_day_first_where_nothing_says_months_come_first() -> None:
