@@ -7,7 +7,7 @@ review and carries no value at all, so a guess is never published.
 
 Two kinds of reading never clear a bar, whatever their words' confidence,
 because nothing on the page says the value is this field's: one found by
-position alone (a letter's date line, a signature, a heading, the words after
+position alone (a letter's date line among other dates, a signature, a heading, the words after
 a reason's cue in a sentence; ``anchored`` false), and one whose label does not
 single it out among rivals of its type (``contested``: several dates,
 identifiers or names on the page, and the label generic, misread, or not beside

@@ -71,6 +71,11 @@ def letter_dates(lines: Sequence[Line]) -> list[Reading]:
     return found
 
 
+def salutes(lines: Sequence[Line]) -> bool:
+    """Whether the pages hold a letter's salutation ("Dear ...", "To whom ...")."""
+    return any(_SALUTATION.match(joined(line.tokens)) for line in lines)
+
+
 def _only_a_date(text: str) -> DateHit | None:
     """The date ``text`` is, when it is one date and nothing else but a weekday."""
     hits = dates_in(text)

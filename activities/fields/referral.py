@@ -121,7 +121,7 @@ def _unlabelled(
     """Where no label names the field: "Date:" for the date, then where letters say it."""
     if name == "referral_date":
         plain = _readings("plain_date", values.date, lines, anchors, overprinted)[0]
-        found = [_weaker(r, PLAIN_DATE) for r in plain] or letter.letter_dates(lines)
+        found = [_weaker(r, PLAIN_DATE) for r in plain] or _letter_date(lines, anchors)
     elif name == "clinician":
         found = letter.senders(lines, anchors, name) or letter.signatures(lines)
     elif name == "reason":
@@ -129,6 +129,24 @@ def _unlabelled(
     else:
         found = letter.senders(lines, anchors, name)
     return [_stamped(r, overprinted) for r in found]
+
+
+def _letter_date(lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Reading]:
+    """A letter's date line: singled out by the letter itself where it is the one date set
+    apart above a salutation and no other date on the pages is left unexplained by a label
+    (a birth date beside "DOB" is; "I saw him on 15th December" is not, and then which
+    date is the referral's goes to review)."""
+    found = letter.letter_dates(lines)
+    if len(found) != 1 or not letter.salutes(lines):
+        return found
+    only = found[0]
+    taken = claimed("referral_date", lines, anchors)
+    others = [
+        r
+        for r in unexplained(rivals("referral_date", lines), taken)
+        if r.key != only.value and not set(r.tokens) & set(only.tokens)
+    ]
+    return found if others else [replace(only, anchored=True)]
 
 
 def _day_or_month(readings: list[Reading], lines: Sequence[Line]) -> list[Reading]:

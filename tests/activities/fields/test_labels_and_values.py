@@ -122,11 +122,12 @@ def test_a_label_alone_in_its_cell_needs_no_colon() -> None:
     assert prose["referring_clinic"].status == "missing"
 
 
-def test_a_letter_sends_its_reason_date_and_signature_to_review() -> None:
-    """No labels: the date line above "Dear" and the name under the closing are found by
-    position alone, and the reason after its cue word ("regarding") by a word that is no
-    label (a sentence "not to be contacted regarding the study" has one too), so all go
-    to review, held below the bar."""
+def test_a_letter_sends_its_reason_and_signature_to_review_and_dates_itself() -> None:
+    """No labels: the name under the closing is found by position alone, and the reason
+    after its cue word ("regarding") by a word that is no label (a sentence "not to be
+    contacted regarding the study" has one too), so both go to review, held below the bar.
+    The date line above "Dear", the page's one date, is the letter's own: the letter
+    singles it out; beside another date no label explains, it goes to review too."""
     fields = _fields(
         _line("Castlegate Surgery"),
         _line("Our ref: HW/7391") + _line("7th July 2025", 1200),
@@ -139,15 +140,25 @@ def test_a_letter_sends_its_reason_date_and_signature_to_review() -> None:
         _line("General Practitioner"),
     )
     read = {name: (f.status, f.value) for name, f in fields.items()}
-    assert read["referral_date"] == ("review", None)
+    assert read["referral_date"] == ("found", "2025-07-07")
     assert read["clinician"] == ("review", None)
-    assert fields["referral_date"].confidence <= UNSINGLED
     assert fields["clinician"].confidence <= UNSINGLED
     assert read["reason"] == ("review", None)
     assert fields["reason"].confidence <= UNSINGLED
     # A letterhead alone was misread once in 52 on the tuning split: review, never a guess.
     assert read["referring_clinic"] == ("review", None)
     assert all(f.confidence < 1.0 for f in fields.values())
+
+
+def test_a_letters_date_line_beside_an_unexplained_date_goes_to_review() -> None:
+    """ "I saw her on 2nd July 2025": a date no label explains, so the date line is not the
+    only one the letter could be dated by; a birth date beside "DOB" is explained."""
+    head = [_line("7th July 2025", 1200), _line("Dear colleague,")]
+    seen = _fields(*head, _line("I saw her on 2nd July 2025 with a persistent cough."))
+    assert (seen.get("referral_date").status, seen["referral_date"].value) == ("review", None)
+    assert seen["referral_date"].confidence <= UNSINGLED
+    born = _fields(*head, _line("DOB: 02/07/1961"))
+    assert (born["referral_date"].status, born["referral_date"].value) == ("found", "2025-07-07")
 
 
 def test_two_letter_dates_above_the_salutation_disagree_and_go_to_review() -> None:
