@@ -149,6 +149,12 @@ REFERRAL_LABELS: dict[str, tuple[str, ...]] = {
         *(f"{place} of origin" for place in _PLACES),
         *(f"{place} referring" for place in _PLACES),
         *(f"Referred from {place}" for place in _PLACES),
+        # "From (site)": a bracketed word folds into the label it qualifies.
+        *(f"From {place}" for place in _PLACES),
+        "Practice / Clinic",
+        "Clinic / Practice",
+        "Place of referral",
+        "Referral source",
         "Referring practice name",
         "From clinic",
         "From practice",

@@ -108,3 +108,9 @@ def test_a_box_glyph_read_into_an_option_is_not_a_labels_word() -> None:
     marks = [Mark(box=[300, 100, 330, 130], ink=0.4), Mark(box=[500, 100, 530, 130], ink=0.0)]
     found = _consent(rows, marks)
     assert (found.status, found.value) == ("found", True)
+
+
+def test_a_bracketed_word_folds_into_the_label_it_qualifies() -> None:
+    """ "From (site)" is where the referral comes from: missing before."""
+    found = _field([row_of("From (site) Aldous Vale Family Clinic", 100)], "referring_clinic")
+    assert (found.status, found.value) == ("found", "Aldous Vale Family Clinic")
