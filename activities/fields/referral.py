@@ -21,6 +21,7 @@ from dataclasses import replace
 from activities.fields import letter, sentences, values
 from activities.fields.anchors import Anchor, Candidate, candidates, find_anchors
 from activities.fields.choose import Reading, decide
+from activities.fields.concepts import reason_anchors
 from activities.fields.consent import read_consent
 from activities.fields.labels import REFERRAL_LABELS
 from activities.fields.layout import Line, Token, joined, near, stamps
@@ -83,6 +84,10 @@ def read_referral(
 ) -> dict[str, FoundField]:
     """The six fields; ``bars`` other than ``BARS`` only to measure readings below them."""
     anchors = find_anchors(lines, REFERRAL_LABELS)
+    if not any(a.kind == "reason" for a in anchors):
+        anchors = sorted(
+            [*anchors, *reason_anchors(lines, anchors)], key=lambda a: (a.line, a.start)
+        )
     overprinted = stamps(list(lines))
     fields = {}
     for name, parser in PARSERS.items():

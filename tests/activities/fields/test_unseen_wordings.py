@@ -114,3 +114,26 @@ def test_a_bracketed_word_folds_into_the_label_it_qualifies() -> None:
     """ "From (site)" is where the referral comes from: missing before."""
     found = _field([row_of("From (site) Aldous Vale Family Clinic", 100)], "referring_clinic")
     assert (found.status, found.value) == ("found", "Aldous Vale Family Clinic")
+
+
+def test_a_reason_label_no_list_knows_is_found_by_its_head_word() -> None:
+    """ "Question for the study team", "What we are asking": headed by a reason's word, set
+    apart from the value (beside it, or over it). Missing before."""
+    beside = [[*row_of("Question for the study team", 100), ("Worsening", 1000), ("gait", 1220)]]
+    assert _field(beside, "reason").value == "Worsening gait"
+    over = [row_of("What we are asking", 100), row_of("Second opinion on a renal cyst", 100)]
+    assert (_field(over, "reason").status, _field(over, "reason").value) == (
+        "found",
+        "Second opinion on a renal cyst",
+    )
+
+
+def test_a_phrase_of_another_section_or_a_spaced_out_label_gives_no_reason() -> None:
+    """ "Other concerns" or "Past problems" head another section; "Problem   in brief", a
+    label a hand spaced out, has no value beside it (published as "in brief" before the
+    guard)."""
+    for label in ("Other concerns", "Past problems"):
+        found = _field([[*row_of(label, 100), ("Hypertension", 1000)]], "reason")
+        assert found.value is None
+    spaced = [[("Problem", 100), ("in", 400), ("brief", 460)], row_of("Dr Ana Vere", 100)]
+    assert _field(spaced, "reason").value != "in brief"
