@@ -340,6 +340,7 @@ def _right_of(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) 
     line = lines[anchor.line]
     stop = _stop(anchor.line, anchor.end, anchors, len(line.tokens))
     after = _past_an_alternative(anchor, _past_a_note(line.tokens[anchor.end : stop]))
+    after = _past_a_tail(anchor, after)
     run = _run(_words_from(after), anchor.height)
     if not run:
         return None
@@ -397,6 +398,18 @@ def _wrapped(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -
     return (
         Candidate(anchor, tuple(run), "anchor:wrapped", (after.cy - line.cy) / h) if run else None
     )
+
+
+#: The kind of number a label may end in, printed after a wording that names it already.
+_TAILS = frozenset({"no", "number", "id", "code", "ref", "reference"})
+
+
+def _past_a_tail(anchor: Anchor, tokens: Sequence[Token]) -> Sequence[Token]:
+    """``tokens`` past a label's second tail: "Study ref. no. TRX/25/06656" is the listed
+    "Study ref" and its "no.", whose value is what follows, however far right of it."""
+    if anchor.kind != "participant_id" or len(tokens) < 2 or fold(tokens[0].text) not in _TAILS:
+        return tokens
+    return tokens[1:]
 
 
 def _past_a_note(tokens: Sequence[Token]) -> Sequence[Token]:

@@ -54,8 +54,8 @@ _EVENTS = (
 _STUDY_HEADS = _listed(
     """Participant, Study participant, Trial participant, Research participant, Subject,
     Study subject, Study, Trial, Research, Enrolment, Randomisation, Screening, Volunteer,
-    Cohort, Patient study, Registration, Cohort member, Study member, Trial member,
-    Enrollee"""
+    Cohort, Patient study, Registration, Trial subject, Research subject, Cohort member,
+    Study member, Trial member, Enrollee"""
 )
 _STUDY_TAILS = ("ID", "No", "Code", "Ref", "Identifier")
 

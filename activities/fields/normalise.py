@@ -214,7 +214,8 @@ def consent_word(text: str) -> bool | None:
 
 def identifier(text: str) -> str:
     """An identifier as printed, without the punctuation OCR leaves around it."""
-    return text.strip(_TRIM + "#")
+    # OCR reads a printed X as a multiplication sign ("K×0529"); no identifier holds one.
+    return text.strip(_TRIM + "#").replace("\u00d7", "X")
 
 
 def plain_text(text: str) -> str:

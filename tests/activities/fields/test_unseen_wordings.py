@@ -137,3 +137,14 @@ def test_a_phrase_of_another_section_or_a_spaced_out_label_gives_no_reason() -> 
         assert found.value is None
     spaced = [[("Problem", 100), ("in", 400), ("brief", 460)], row_of("Dr Ana Vere", 100)]
     assert _field(spaced, "reason").value != "in brief"
+
+
+def test_participant_id_past_a_second_tail_and_an_x_read_as_a_times_sign() -> None:
+    """ "Study ref. no.  TRX/25/06656": the listed "Study ref" and its "no.", then the value
+    far right; "K×0529" is OCR's reading of KX0529. Both were left unread before."""
+    found = _field(
+        [[("Study", 100), ("ref.", 230), ("no.", 330), ("TRX/25/06656", 700)]], "participant_id"
+    )
+    assert (found.status, found.value) == ("found", "TRX/25/06656")
+    found = _field([row_of("Study no.: K\u00d70529", 100)], "participant_id")
+    assert (found.status, found.value) == ("found", "KX0529")
