@@ -1,9 +1,11 @@
 """Where a letter puts what a form labels: its date, its signature, the reason in a sentence.
 
 Read only when no label gives the field (``referral``). The letter's date,
-its signature and a "From:" line are found by position alone, so they never
-clear a bar (``choose.UNSINGLED``: a reviewer sees them); the reason's cue
-names the field, as a label does. The letter's date is a line that is a
+its signature and a "From:" line are found by position alone, so they clear
+no bar (``choose.UNSINGLED``: a reviewer sees them) unless the letter itself
+singles them out (``referral``: the one date, or the one clinician's signature,
+of a letter with no other date or name a label does not explain); the reason's
+cue names the field, as a label does. The letter's date is a line that is a
 date and nothing else, above the salutation; the clinician is the name
 under the closing ("Yours sincerely"); the reason is the phrase after a
 referral's usual words for it ("regarding", "who presents with") up to the
@@ -69,6 +71,30 @@ def letter_dates(lines: Sequence[Line]) -> list[Reading]:
                 sure = DATE_LINE * (0.8 if hit.repaired else 1.0) * ocr_confidence(phrase.tokens)
                 found.append(Reading(hit.iso, phrase.tokens, sure, "letter:date", anchored=False))
     return found
+
+
+def addressed(lines: Sequence[Line]) -> frozenset[Token]:
+    """The words of a letter's head: every line above its first salutation on that page,
+    and the salutation itself (the addressee, the letterhead, "Dear Dr Marsh")."""
+    first = next((n for n, ln in enumerate(lines) if _SALUTATION.match(joined(ln.tokens))), None)
+    if first is None:
+        return frozenset()
+    page = lines[first].page
+    return frozenset(t for ln in lines[: first + 1] if ln.page == page for t in ln.tokens)
+
+
+def signed_by_a_clinician(lines: Sequence[Line], reading: Reading) -> bool:
+    """Whether a signature is a clinician's own: a title, or a clinical role under it, and
+    no sign of someone signing for them ("p.p.", "Secretary", "on behalf of")."""
+    n = next((i for i, ln in enumerate(lines) if reading.tokens[0] in ln.tokens), None)
+    if n is None:
+        return False
+    near = " ".join(joined(ln.tokens).lower() for ln in lines[max(0, n - 1) : n + 3])
+    if re.search(r"\bp\.?\s?p\b|secretary|administrat|coordinator|behalf|dictated", near):
+        return False
+    under = " ".join(joined(ln.tokens).lower() for ln in lines[n + 1 : n + 3])
+    clinical = re.search(r"practitioner|physician|consultant|doctor|nurse|surgeon|\bgp\b", under)
+    return bool(values.TITLED.match(str(reading.value)) or clinical)
 
 
 def salutes(lines: Sequence[Line]) -> bool:

@@ -34,6 +34,7 @@ from activities.fields.normalise import (
     plain_text,
 )
 from activities.fields.rivals import Rival, claimed, contested, rivals, unexplained
+from activities.fields.rivals import key as rival_key
 from activities.fields.values import Parser
 from custody.fields import FieldValueType, FoundField
 from custody.models import PageText
@@ -128,7 +129,7 @@ def _unlabelled(
         plain = _readings("plain_date", values.date, lines, anchors, overprinted)[0]
         found = [_weaker(r, PLAIN_DATE) for r in plain] or _letter_date(lines, anchors)
     elif name == "clinician":
-        found = letter.senders(lines, anchors, name) or letter.signatures(lines)
+        found = letter.senders(lines, anchors, name) or _signed_letter(lines, anchors)
     elif name == "reason":
         found = letter.reasons(lines)
     else:
@@ -150,6 +151,29 @@ def _letter_date(lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Readi
         r
         for r in unexplained(rivals("referral_date", lines), taken)
         if r.key != only.value and not set(r.tokens) & set(only.tokens)
+    ]
+    return found if others else [replace(only, anchored=True)]
+
+
+def _signed_letter(lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Reading]:
+    """A letter's signature: singled out by the letter where it is its one signature, a
+    clinician's own (``letter.signed_by_a_clinician``), and no other person's name on the
+    pages is left unexplained: by a label ("Re:", "GP:"), by the letter's head (the
+    addressee, the letterhead), or as a name a label explains printed again."""
+    found = letter.signatures(lines)
+    if len(found) != 1 or not letter.salutes(lines):
+        return found
+    only = found[0]
+    if not letter.signed_by_a_clinician(lines, only):
+        return found
+    taken = claimed("clinician", lines, anchors) | letter.addressed(lines)
+    named = rivals("clinician", lines)
+    explained = {r.key for r in named if set(r.tokens) & taken}
+    own = rival_key("clinician", only.value)
+    others = [
+        r
+        for r in named
+        if r.key != own and r.key not in explained and not set(r.tokens) & set(only.tokens)
     ]
     return found if others else [replace(only, anchored=True)]
 

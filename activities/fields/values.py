@@ -58,7 +58,7 @@ _PARTICLES = frozenset(
         *("bin", "binti", "bint", "ibn", "ap", "al", "el", "ten", "ter", "y", "zu", "and"),
     )
 )
-_TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Sister|Sr)\b\.?", re.I)
+TITLED = re.compile(r"^(?:Dr|Prof|Mr|Mrs|Ms|Miss|Mx|Sister|Sr)\b\.?", re.I)
 #: A label's first words: one ending in a colon among them makes the line a label's.
 _LABEL_WORDS = 5
 #: Letters after a name that are a qualification ("MRCP", "DO", "PhD", "FRCS(Ed)"): kept
@@ -164,7 +164,7 @@ def person(tokens: Sequence[Token]) -> Parsed | None:
         # "Prof. lise Brandt": a name's word set in lower case is OCR's misread capital
         # ("I" read "l") as often as a particle no list here knows.
         return value, parsed[1], parsed[2] * IMPLAUSIBLE
-    if _TITLED.match(value):
+    if TITLED.match(value):
         return value, parsed[1], parsed[2]
     named = any(w.isalpha() and not english(w) for w in bare)
     return value, parsed[1], parsed[2] * (0.97 if named else IMPLAUSIBLE)

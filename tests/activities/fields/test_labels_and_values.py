@@ -122,12 +122,12 @@ def test_a_label_alone_in_its_cell_needs_no_colon() -> None:
     assert prose["referring_clinic"].status == "missing"
 
 
-def test_a_letter_sends_its_reason_and_signature_to_review_and_dates_itself() -> None:
-    """No labels: the name under the closing is found by position alone, and the reason
-    after its cue word ("regarding") by a word that is no label (a sentence "not to be
-    contacted regarding the study" has one too), so both go to review, held below the bar.
-    The date line above "Dear", the page's one date, is the letter's own: the letter
-    singles it out; beside another date no label explains, it goes to review too."""
+def test_a_letter_sends_its_reason_to_review_and_dates_and_signs_itself() -> None:
+    """No labels: the reason after its cue word ("regarding") is found by a word that is
+    no label (a sentence "not to be contacted regarding the study" has one too), so it
+    goes to review, held below the bar. The date line above "Dear", the page's one date,
+    and the one clinician's signature under the closing, no other name unexplained (the
+    addressee is the letter's head's), are the letter's own: the letter singles them out."""
     fields = _fields(
         _line("Castlegate Surgery"),
         _line("Our ref: HW/7391") + _line("7th July 2025", 1200),
@@ -141,13 +141,24 @@ def test_a_letter_sends_its_reason_and_signature_to_review_and_dates_itself() ->
     )
     read = {name: (f.status, f.value) for name, f in fields.items()}
     assert read["referral_date"] == ("found", "2025-07-07")
-    assert read["clinician"] == ("review", None)
-    assert fields["clinician"].confidence <= UNSINGLED
+    assert read["clinician"] == ("found", "Dr Hannah Whitfield")
     assert read["reason"] == ("review", None)
     assert fields["reason"].confidence <= UNSINGLED
     # A letterhead alone was misread once in 52 on the tuning split: review, never a guess.
     assert read["referring_clinic"] == ("review", None)
     assert all(f.confidence < 1.0 for f in fields.values())
+
+
+def test_a_letters_signature_beside_another_name_or_signed_for_goes_to_review() -> None:
+    """Another person named in the letter no label explains ("Dr Osei saw her"), or a
+    signature someone signed for ("p.p."), leaves who refers unsure: review."""
+    close = [_line("Yours sincerely,"), _line("Dr Hannah Whitfield"), _line("General Practitioner")]
+    head = [_line("Dear colleague,")]
+    other = _fields(*head, _line("Dr Kofi Osei saw her last week."), *close)
+    assert (other["clinician"].status, other["clinician"].value) == ("review", None)
+    assert other["clinician"].confidence <= UNSINGLED
+    signed_for = _fields(*head, *close[:2], _line("p.p. Medical Secretary"))
+    assert (signed_for["clinician"].status, signed_for["clinician"].value) == ("review", None)
 
 
 def test_a_letters_date_line_beside_an_unexplained_date_goes_to_review() -> None:
