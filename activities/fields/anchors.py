@@ -400,16 +400,20 @@ def _wrapped(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) -
     )
 
 
-#: The kind of number a label may end in, printed after a wording that names it already.
-_TAILS = frozenset({"no", "number", "id", "code", "ref", "reference"})
+#: What a label may end in after a wording that names its field already, per field.
+_TAILS = {
+    "participant_id": frozenset({"no", "number", "id", "code", "ref", "reference"}),
+    "referring_clinic": frozenset({"name", "details"}),
+    "clinician": frozenset({"name", "details"}),
+}
 
 
 def _past_a_tail(anchor: Anchor, tokens: Sequence[Token]) -> Sequence[Token]:
     """``tokens`` past a label's second tail: "Study ref. no. TRX/25/06656" is the listed
-    "Study ref" and its "no.", whose value is what follows, however far right of it."""
-    if anchor.kind != "participant_id" or len(tokens) < 2 or fold(tokens[0].text) not in _TAILS:
-        return tokens
-    return tokens[1:]
+    "Study ref" and its "no.", "Practice / clinic name" the listed "Practice / Clinic" and
+    its "name", whose value is what follows, however far right of it."""
+    tails = _TAILS.get(anchor.kind, frozenset())
+    return tokens[1:] if tokens and fold(tokens[0].text) in tails else tokens
 
 
 def _past_a_note(tokens: Sequence[Token]) -> Sequence[Token]:
