@@ -41,6 +41,8 @@ import re
 _TARGET = re.compile(
     r"consent\w*|\bagree\w*|\bpermission"
     r"|\bhappy\s+(?:for\s+(?:\w+\s+){1,4})?to\s+(?:share|see|receive|contact|access|use|have)"
+    r"|\bopt(?:s|ed)?[- ]?out\b|\bto\s+be\s+contacted\b"
+    r"|\bshar(?:e|ing)\s+(?:of\s+)?(?:his|her|their)\s+(?:records|details|notes|information|data)\b"
     r"|\bwish\w*\s+(?:for\s+)?(?:\w+\s+){0,3}to\s+be\s+shared|\bauthori[sz]\w*"
 )
 #: Negation triggers before a target, within _WINDOW words.
@@ -136,6 +138,8 @@ def _verdict(text: str, target: re.Match[str], ticked: bool) -> bool | None:
     cues = len(_BEFORE.findall(before)) + len(_AFTER.findall(after))
     if cues >= 2:
         return None  # "did not decline": NegEx reads a double negation wrong, so nobody guesses
+    if _REFUSALS.fullmatch(target.group()):
+        return False if cues == 0 else None  # "opted out" refuses; "did not opt out" is unsure
     if cues == 1:
         return False
     clause = (

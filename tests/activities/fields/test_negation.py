@@ -108,3 +108,12 @@ def test_a_ticked_statement_is_affirmed_by_its_tick() -> None:
     assert polarity("Consent to share with the research team") is None
     assert polarity("Consent pending", ticked=True) is None
     assert polarity("Consent to share declined", ticked=True) is False
+
+
+def test_opting_out_and_being_contacted_speak_of_consent() -> None:
+    """Refusals without the word consent: opting out refuses, "did not opt out" is unsure;
+    declining to be contacted refuses, being happy to be contacted gives. Missing before."""
+    assert polarity("The patient has opted out of sharing her records for research.") is False
+    assert polarity("He did not opt out of the register.") is None
+    assert polarity("Patient declined to be contacted by the research team.") is False
+    assert polarity("She is happy to be contacted by the research team.") is True
