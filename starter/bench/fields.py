@@ -10,10 +10,10 @@ of its first held-out split (measured once, then tuned on), all three the
 **tuning** split; and the second's held-out families and wordings, the
 **held_out** split (``starter.bench.referrals_b``), never tuned on; and the
 third generator's, written blind, the **held_out_c** split
-(``starter.bench.referrals_c``), never tuned on either; and the fourth's,
-fifth's and sixth's, also written blind, the **held_out_d**, **held_out_e** and
-**held_out_f** splits (``starter.bench.referrals_d``, ``referrals_e``,
-``referrals_f``). A
+(``starter.bench.referrals_c``), never tuned on either; and the fourth's to
+seventh's, also written blind, the **held_out_d**, **held_out_e**, **held_out_f**
+and **held_out_g** splits (``starter.bench.referrals_d``, ``referrals_e``,
+``referrals_f``, ``referrals_g``). A
 document that was not published counts each of its fields as missing. Each
 published referral is also read again with its bars at zero
 (``activities.fields.unbarred``) for the confidence bands.
@@ -23,8 +23,8 @@ field ``expected``, ``exact``, ``missing``, ``wrong``, ``wrong_confident``,
 ``exact_share``, ``wrong_by_band``, ``proposed_bar``, ``bar``,
 ``wrong_at_or_above_bar``, ``bar_held``), ``consent_wrong``, ``by_type`` (the
 same per ground-truth type), ``splits`` (the same for ``tuning`` and
-``held_out``, ``held_out_c``, ``held_out_d``, ``held_out_e`` and ``held_out_f``),
-``targets`` (``held_out``, ``held_out_c`` to ``held_out_f``: issue #27's targets on
+``held_out`` and ``held_out_c`` to ``held_out_g``),
+``targets`` (``held_out``, ``held_out_c`` to ``held_out_g``: issue #27's targets on
 each of those splits),
 and ``pairs``: a generic form's key-value pairs against FUNSD's links, for the
 scans with a FUNSD annotation (``starter.bench.pairs``).
@@ -57,13 +57,14 @@ from starter.bench.referrals_c import write_set as write_set_c
 from starter.bench.referrals_d import write_set as write_set_d
 from starter.bench.referrals_e import write_set as write_set_e
 from starter.bench.referrals_f import write_set as write_set_f
+from starter.bench.referrals_g import write_set as write_set_g
 from starter.cli.output import Exit, emit
 from starter.client.connect import CustodyClient
 from starter.client.submit import submit, wait
 
 _SCANS = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".pdf"})
 #: The splits of the generators written blind, each with issue #27's targets of its own.
-_BLIND = ("held_out_c", "held_out_d", "held_out_e", "held_out_f")
+_BLIND = ("held_out_c", "held_out_d", "held_out_e", "held_out_f", "held_out_g")
 
 
 def scans(corpus: Path, limit: int | None) -> list[tuple[Path, Truth]]:
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def drawn_referrals(out: Path, count: int, seed: int) -> list[tuple[Path, Truth]]:
     """``count`` referrals from each set: the first generator's, the second's three sets,
-    and the third's to the sixth's (their own splits, ``held_out_c`` to ``held_out_f``)."""
+    and the third's to the seventh's (their own splits, ``held_out_c`` to ``held_out_g``)."""
     write_set(out / "a", count, seed)
     for split in ("tuning", "seen", "held_out"):
         write_set_b(out / f"b-{split}", count, seed, split)
@@ -101,7 +102,8 @@ def drawn_referrals(out: Path, count: int, seed: int) -> list[tuple[Path, Truth]
     write_set_d(out / "d-held_out", count, seed)
     write_set_e(out / "e-held_out", count, seed)
     write_set_f(out / "f-held_out", count, seed)
-    parts = ("a", "b-tuning", "b-seen", "b-held_out", *(f"{g}-held_out" for g in "cdef"))
+    write_set_g(out / "g-held_out", count, seed)
+    parts = ("a", "b-tuning", "b-seen", "b-held_out", *(f"{g}-held_out" for g in "cdefg"))
     return [doc for part in parts for doc in scans(out / part, None)]
 
 

@@ -1,6 +1,6 @@
 """``custody bench redaction``: is any ground-truth identifier readable in a kept view?
 
-Ten sets, each document read as the pipeline reads it (a PDF's born-digital
+Eleven sets, each document read as the pipeline reads it (a PDF's born-digital
 pages as their text layer, every other page rendered in the sandboxed child
 and OCRed by the configured engine; fields by ``activities.fields.extract``),
 and its view made as ``custody redact`` makes it (``activities.redact.core``),
@@ -21,6 +21,9 @@ the plan told nothing of the truth:
 - ``referrals_f``: ``--referrals N`` scans of the sixth generator, written blind
   too (``starter.bench.referrals_f``); identifiers those of ``referrals_e`` (a
   next of kin, a letterhead's partner, a fax's cover sheet, a hand among them).
+- ``referrals_g``: ``--referrals N`` scans of the seventh generator, written blind
+  too (``starter.bench.referrals_g``); identifiers those of ``referrals_f`` (a
+  patient sticker, a record system's banner, a typist and an audit trail among them).
 - ``receipts``: the corpus's SROIE receipts; identifiers the company and the address.
 - ``born_digital_dev``, ``born_digital_held_out`` and ``born_digital_held_out_b``:
   ``--born-digital N`` pages each (``starter.bench.born_digital``) with
@@ -81,6 +84,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         referrals_d,
         referrals_e,
         referrals_f,
+        referrals_g,
     )
     from starter.bench.ocr import default_corpus
 
@@ -115,6 +119,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # The sixth, written blind as the others; its identifiers beside the truth too.
             "referrals_f": lambda: with_identifiers(
                 documents(referrals_f.write_set(root / "rf", args.referrals, args.seed))
+            ),
+            # The seventh, written blind as the others; its identifiers beside the truth too.
+            "referrals_g": lambda: with_identifiers(
+                documents(referrals_g.write_set(root / "rg", args.referrals, args.seed))
             ),
             "receipts": lambda: documents(sorted(corpus.glob("sroie_*"))),
             **{

@@ -14,7 +14,7 @@ from typing import Any
 import pypdfium2
 import pytest
 
-from starter.bench import referrals_c, referrals_d, referrals_e, referrals_f
+from starter.bench import referrals_c, referrals_d, referrals_e, referrals_f, referrals_g
 from starter.bench.referrals import LAYOUTS, generate, write_set
 
 
@@ -30,8 +30,9 @@ def _digest(ref: Any) -> str:
         (referrals_d.generate, 4, 7),
         (referrals_e.generate, 4, 7),
         (referrals_f.generate, 3, 7),
+        (referrals_g.generate, 3, 7),
     ],
-    ids=["referrals", "referrals_c", "referrals_d", "referrals_e", "referrals_f"],
+    ids=["referrals", "referrals_c", "referrals_d", "referrals_e", "referrals_f", "referrals_g"],
 )
 def test_referrals_same_seed_same_pixels(
     draw: Callable[[int, int], Any], index: int, seed: int

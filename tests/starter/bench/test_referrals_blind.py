@@ -1,7 +1,7 @@
-"""What each blind referral generator (the fourth to sixth) is checked for alike: its
+"""What each blind referral generator (the fourth to seventh) is checked for alike: its
 files valid, every string on its page, consent spread, its conventions its own, and
 wired into both benches as its own split and set. What only one of them prints is
-checked in its own test_referrals_d.py / _e.py / _f.py; that they are deterministic,
+checked in its own test_referrals_d.py / _e.py / _f.py / _g.py; that they are deterministic,
 in test_referrals.py with the others."""
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from starter.bench import (
     referrals_e_values,
     referrals_f,
     referrals_f_values,
+    referrals_g,
+    referrals_g_values,
 )
 from starter.bench.redaction_truth import truth_strings
 from tests.starter.bench.blind import (
@@ -119,8 +121,32 @@ _F = Blind(
     frozenset({"patient_name", "mrn", "other_person_1", "other_id_1", "phone"}),
     "other_person_1",
 )
+_G = Blind(
+    referrals_g,
+    referrals_g_values,
+    frozenset({"patient_name", "date_of_birth", "participant_id", "clinician", "mrn"}),
+    lambda rng, family, _: referrals_g.drawn_for(family, rng),
+    lambda rng, marks: referrals_g_values.draw_consent(rng, marks=marks),
+    ("ticked", "ringed"),
+    400,
+    (35, 105),
+    (
+        referrals,
+        referrals_b_values,
+        referrals_c_values,
+        referrals_d_values,
+        referrals_e_values,
+        referrals_f_values,
+    ),
+    "held_out_f",
+    "QV/25/0418-K",
+    "0000",  # the dotted-leader form
+    frozenset({"other_person_1", "other_person_2", "other_id_1", "address"}),
+    frozenset({"patient_name", "mrn", "other_person_1", "other_id_1", "phone"}),
+    "other_person_1",
+)
 _BLIND = pytest.mark.parametrize(
-    "blind", [_D, _E, _F], ids=["referrals_d", "referrals_e", "referrals_f"]
+    "blind", [_D, _E, _F, _G], ids=["referrals_d", "referrals_e", "referrals_f", "referrals_g"]
 )
 
 
