@@ -340,7 +340,7 @@ def _right_of(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) 
     line = lines[anchor.line]
     stop = _stop(anchor.line, anchor.end, anchors, len(line.tokens))
     after = _past_an_alternative(anchor, _past_a_note(line.tokens[anchor.end : stop]))
-    after = _past_a_tail(anchor, after)
+    after = _past_a_qualifier(_past_a_tail(anchor, after))
     run = _run(_words_from(after), anchor.height)
     if not run:
         return None
@@ -414,6 +414,19 @@ def _past_a_tail(anchor: Anchor, tokens: Sequence[Token]) -> Sequence[Token]:
     its "name", whose value is what follows, however far right of it."""
     tails = _TAILS.get(anchor.kind, frozenset())
     return tokens[1:] if tokens and fold(tokens[0].text) in tails else tokens
+
+
+#: What a label may say of its value's length after its words ("Reason in brief").
+_QUALIFIERS = (("in", "brief"), ("in", "short"), ("briefly",), ("brief",), ("summary",))
+
+
+def _past_a_qualifier(tokens: Sequence[Token]) -> Sequence[Token]:
+    """``tokens`` past the words that qualify a label ("Reason in brief  suspected ...")."""
+    words = [t.text.lower().strip("():") for t in tokens[:2]]
+    for qualifier in _QUALIFIERS:
+        if tuple(words[: len(qualifier)]) == qualifier and len(tokens) > len(qualifier):
+            return tokens[len(qualifier) :]
+    return tokens
 
 
 def _past_a_note(tokens: Sequence[Token]) -> Sequence[Token]:

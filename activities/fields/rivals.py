@@ -36,7 +36,7 @@ GENERIC = frozenset(
         *("Date:", "Dated", "Dated:", "Participant:", "Clinician:", "GP:", "Doctor:"),
         *("Signed:", "Clinic:", "Practice:", "Surgery:", "Reason", "Problem:", "Indication"),
         # Who signed, or who is responsible, need not be who refers (a secretary "p.p.").
-        *("Signed by", "Responsible clinician", "Clinician name"),
+        *("Signed by", "Responsible clinician", "Clinician name", "Completed by"),
     )
 )
 #: A rival this many times as far from the label as the value (plus one label height)

@@ -30,6 +30,8 @@ WORD_BAR = 0.95
 IMPLAUSIBLE = 0.8
 #: Words that join a label to its value in a sentence ("number is P-0042").
 _LINKING = frozenset({"is", "was", "of", "no", "no.", "number", "=", "-", ":"})
+#: A value never opens with one of these in lower case: the label's words run on.
+_RUN_ON = frozenset({"in", "for", "of", "to", "from", "by", "with", "and", "or", "on"})
 #: A label's words followed by one of these are a sentence's, not a label's value.
 _VERBS = frozenset({"is", "was", "are", "were", "has", "have", "had", "will", "would"})
 _ID_PIECE = re.compile(
@@ -115,6 +117,8 @@ def text(tokens: Sequence[Token]) -> Parsed | None:
         return None  # empty, or the next label of a list rather than a value
     if tokens[0].text.lower() in _VERBS:
         return None  # "The main concern is worsening ...": a sentence, read as one
+    if tokens[0].text in _RUN_ON:
+        return None  # "Reason in brief ...", "Reason for this referral": the label runs on
     if any(t.text.endswith(":") for t in tokens[:_LABEL_WORDS]):
         # "Note: The patient has ...", "Agrees to information sharing: ...": another
         # label's line, whether or not a label list knows its wording

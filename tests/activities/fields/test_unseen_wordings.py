@@ -148,3 +148,26 @@ def test_participant_id_past_a_second_tail_and_an_x_read_as_a_times_sign() -> No
     assert (found.status, found.value) == ("found", "TRX/25/06656")
     found = _field([row_of("Study no.: K\u00d70529", 100)], "participant_id")
     assert (found.status, found.value) == ("found", "KX0529")
+
+
+def test_a_labels_qualifier_is_no_value_and_no_value_opens_with_a_preposition() -> None:
+    """The seventh generator's blind run published "in brief" as a reason at 0.97: "Reason
+    in brief  suspected ..." is the label and its qualifier; a value opening with a lower-
+    case "for"/"of"/"in" is the label running on, never the value."""
+    found = _field(
+        [[*row_of("Reason in brief", 100), ("Intermittent", 800), ("claudication", 1070)]], "reason"
+    )
+    assert (found.status, found.value) == ("found", "Intermittent claudication")
+    found = _field([[("Reason", 100), ("in", 800), ("general", 860)]], "reason")
+    assert found.value is None
+
+
+def test_who_completed_a_form_is_not_singled_out_among_other_names() -> None:
+    """ "Completed by" names whoever filled the form in, who need not refer (published as
+    the clinician at 0.94 on the seventh generator's blind run, the referrer's own label
+    above a line it could not reach): among other names, review."""
+    found = _field(
+        [row_of("Completed by: Tomasz Abel", 100), row_of("Family doctor: Dr Ines Marr", 100)],
+        "clinician",
+    )
+    assert (found.status, found.value) == ("review", None)
