@@ -165,7 +165,8 @@ def test_a_labels_qualifier_is_no_value_and_no_value_opens_with_a_preposition() 
 def test_who_completed_a_form_is_not_singled_out_among_other_names() -> None:
     """ "Completed by" names whoever filled the form in, who need not refer (published as
     the clinician at 0.94 on the seventh generator's blind run, the referrer's own label
-    above a line it could not reach): among other names, review."""
+    above a line it could not reach): among other names, review. A guard: these hand-laid
+    lines went to review before the change too; the blind page is in the note's figures."""
     found = _field(
         [row_of("Completed by: Tomasz Abel", 100), row_of("Family doctor: Dr Ines Marr", 100)],
         "clinician",
