@@ -342,6 +342,9 @@ def _right_of(anchor: Anchor, lines: Sequence[Line], anchors: Sequence[Anchor]) 
     after = _past_an_alternative(anchor, _past_a_note(line.tokens[anchor.end : stop]))
     after = _past_a_qualifier(_past_a_tail(anchor, after))
     run = _run(_words_from(after), anchor.height)
+    rest = list(after[after.index(run[-1]) + 1 :]) if run else []
+    if _label_word(anchor, run, rest):
+        run = _run(_words_from(rest), anchor.height)
     if not run:
         return None
     # Dot leaders or a colon between them join the label to its value: measured from them.
@@ -416,6 +419,15 @@ def _past_a_tail(anchor: Anchor, tokens: Sequence[Token]) -> Sequence[Token]:
     return tokens[1:] if tokens and fold(tokens[0].text) in tails else tokens
 
 
+def _label_word(anchor: Anchor, run: Sequence[Token], rest: Sequence[Token]) -> bool:
+    """Whether the one word straight after a label is the label's own last word, its value
+    standing apart further right ("Clinical issue raised ........ chronic pain", leaders
+    read as a gap): a lower-case word a space away, with words after a wide gap."""
+    if len(run) != 1 or not rest or not run[0].text.isalpha() or not run[0].text.islower():
+        return False
+    return run[0].x0 - anchor.x1 <= 1.0 * anchor.height
+
+
 #: What a label may say of its value's length after its words ("Reason in brief").
 _QUALIFIERS = (("in", "brief"), ("in", "short"), ("briefly",), ("brief",), ("summary",))
 
@@ -424,8 +436,8 @@ def _past_a_qualifier(tokens: Sequence[Token]) -> Sequence[Token]:
     """``tokens`` past the words that qualify a label ("Reason in brief  suspected ...")."""
     words = [t.text.lower().strip("():") for t in tokens[:2]]
     for qualifier in _QUALIFIERS:
-        if tuple(words[: len(qualifier)]) == qualifier and len(tokens) > len(qualifier):
-            return tokens[len(qualifier) :]
+        if tuple(words[: len(qualifier)]) == qualifier:
+            return tokens[len(qualifier) :]  # nothing after it: no value on this line
     return tokens
 
 

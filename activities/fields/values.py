@@ -117,7 +117,8 @@ def text(tokens: Sequence[Token]) -> Parsed | None:
         return None  # empty, or the next label of a list rather than a value
     if tokens[0].text.lower() in _VERBS:
         return None  # "The main concern is worsening ...": a sentence, read as one
-    if tokens[0].text in _RUN_ON:
+    first = tokens[0].text
+    if first.lower() in _RUN_ON and (first.islower() or first.isupper()):
         return None  # "Reason in brief ...", "Reason for this referral": the label runs on
     if any(t.text.endswith(":") for t in tokens[:_LABEL_WORDS]):
         # "Note: The patient has ...", "Agrees to information sharing: ...": another

@@ -172,3 +172,18 @@ def test_who_completed_a_form_is_not_singled_out_among_other_names() -> None:
         "clinician",
     )
     assert (found.status, found.value) == ("review", None)
+
+
+def test_a_labels_last_word_before_leaders_and_a_capitalised_qualifier_are_no_value() -> None:
+    """The seventh generator's second draw: "Clinical issue raised ........ chronic pain"
+    (the leaders read as a gap) published "raised", and "REASON  IN BRIEF" over its value
+    published "IN BRIEF", both at 0.97. The label's word and its qualifier are the label's."""
+    raised = [
+        [*row_of("Clinical issue raised", 100), ("Chronic", 900), ("neck", 1060), ("pain", 1160)]
+    ]
+    assert (_field(raised, "reason").status, _field(raised, "reason").value) == (
+        "found",
+        "Chronic neck pain",
+    )
+    capitals = [row_of("REASON IN BRIEF", 100), row_of("Post-stroke spasticity review", 100)]
+    assert _field(capitals, "reason").value != "IN BRIEF"
