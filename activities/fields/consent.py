@@ -152,8 +152,10 @@ def _from_columns(lines: Sequence[Line], marks: dict[int, list[Mark]]) -> list[_
     found = []
     for n, line in enumerate(lines):
         boxes = _row_boxes(line, marks.get(line.page, []))
-        words = [t for t in line.tokens if t.x1 <= min((b.box[0] for b in boxes), default=0)]
-        if len(boxes) < 2 or not words or not speaks_of_consent(joined(words)):
+        if len(boxes) < 2:
+            continue
+        words = [t for t in line.tokens if t.x1 <= boxes[0].box[0]]
+        if not words or not speaks_of_consent(joined(words)):
             continue
         header = _column_header(lines, n, boxes)
         if header is None:

@@ -76,7 +76,7 @@ def letter_dates(lines: Sequence[Line]) -> list[Reading]:
 def addressed(lines: Sequence[Line]) -> frozenset[Token]:
     """The words of a letter's head: every line above its first salutation on that page,
     and the salutation itself (the addressee, the letterhead, "Dear Dr Marsh")."""
-    first = next((n for n, ln in enumerate(lines) if _SALUTATION.match(joined(ln.tokens))), None)
+    first = _first_salutation(lines)
     if first is None:
         return frozenset()
     page = lines[first].page
@@ -99,7 +99,11 @@ def signed_by_a_clinician(lines: Sequence[Line], reading: Reading) -> bool:
 
 def salutes(lines: Sequence[Line]) -> bool:
     """Whether the pages hold a letter's salutation ("Dear ...", "To whom ...")."""
-    return any(_SALUTATION.match(joined(line.tokens)) for line in lines)
+    return _first_salutation(lines) is not None
+
+
+def _first_salutation(lines: Sequence[Line]) -> int | None:
+    return next((n for n, ln in enumerate(lines) if _SALUTATION.match(joined(ln.tokens))), None)
 
 
 def _only_a_date(text: str) -> DateHit | None:

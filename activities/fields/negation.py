@@ -142,13 +142,10 @@ def _verdict(text: str, target: re.Match[str], ticked: bool) -> bool | None:
         return False if cues == 0 else None  # "opted out" refuses; "did not opt out" is unsure
     if cues == 1:
         return False
-    clause = (
-        _clause_before(text[: target.start()], None)
-        + " "
-        + _clause_after(text[target.end() :], None)
-    )
+    rest = _clause_after(text[target.end() :], None)
+    clause = f"{_clause_before(text[: target.start()], None)} {rest}"
     affirmed = _affirmed(target, glued.group() if glued else "", before, after)
-    if _REFUSALS.search(_clause_after(text[target.end() :], None)) and not affirmed:
+    if _REFUSALS.search(rest) and not affirmed:
         # "Permission to pass these notes on was refused": the clause's verb refuses what
         # it names, however far after; after "consented", it is a conflict (below)
         return False

@@ -138,43 +138,37 @@ def _unlabelled(
 
 
 def _letter_date(lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Reading]:
-    """A letter's date line: singled out by the letter itself where it is the one date set
-    apart above a salutation and no other date on the pages is left unexplained by a label
-    (a birth date beside "DOB" is; "I saw him on 15th December" is not, and then which
-    date is the referral's goes to review)."""
-    found = letter.letter_dates(lines)
-    if len(found) != 1 or not letter.salutes(lines):
-        return found
-    only = found[0]
+    """A letter's date line, singled out by the letter (``_the_letters_own``): a birth date
+    beside "DOB" is explained; "I saw him on 15th December" is not, and then which date is
+    the referral's goes to review."""
     taken = claimed("referral_date", lines, anchors)
-    others = [
-        r
-        for r in unexplained(rivals("referral_date", lines), taken)
-        if r.key != only.value and not set(r.tokens) & set(only.tokens)
-    ]
-    return found if others else [replace(only, anchored=True)]
+    return _the_letters_own("referral_date", letter.letter_dates(lines), lines, taken)
 
 
 def _signed_letter(lines: Sequence[Line], anchors: Sequence[Anchor]) -> list[Reading]:
-    """A letter's signature: singled out by the letter where it is its one signature, a
-    clinician's own (``letter.signed_by_a_clinician``), and no other person's name on the
-    pages is left unexplained: by a label ("Re:", "GP:"), by the letter's head (the
-    addressee, the letterhead), or as a name a label explains printed again."""
+    """A letter's signature, singled out by the letter (``_the_letters_own``) where it is a
+    clinician's own (``letter.signed_by_a_clinician``); the letter's head (the addressee,
+    the letterhead) explains the names in it, as a label ("Re:", "GP:") does."""
     found = letter.signatures(lines)
+    if len(found) == 1 and not letter.signed_by_a_clinician(lines, found[0]):
+        return found
+    taken = claimed("clinician", lines, anchors) | letter.addressed(lines)
+    return _the_letters_own("clinician", found, lines, taken)
+
+
+def _the_letters_own(
+    field: str, found: list[Reading], lines: Sequence[Line], taken: frozenset[Token]
+) -> list[Reading]:
+    """``found``'s one reading, singled out by the letter itself, where the pages hold a
+    salutation and no other value of the field's type that ``taken`` leaves unexplained (a
+    value it explains, printed again elsewhere, is explained too); else ``found`` as it is,
+    position alone."""
     if len(found) != 1 or not letter.salutes(lines):
         return found
     only = found[0]
-    if not letter.signed_by_a_clinician(lines, only):
-        return found
-    taken = claimed("clinician", lines, anchors) | letter.addressed(lines)
-    named = rivals("clinician", lines)
-    explained = {r.key for r in named if set(r.tokens) & taken}
-    own = rival_key("clinician", only.value)
-    others = [
-        r
-        for r in named
-        if r.key != own and r.key not in explained and not set(r.tokens) & set(only.tokens)
-    ]
+    named = rivals(field, lines)
+    known = {r.key for r in named if set(r.tokens) & taken} | {rival_key(field, only.value)}
+    others = [r for r in named if r.key not in known and not set(r.tokens) & set(only.tokens)]
     return found if others else [replace(only, anchored=True)]
 
 
